@@ -1,0 +1,139 @@
+"""Configuration: upstream placement.conf section and option names.
+
+The file is found at ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` and then
+``/etc/placement/placement.conf``; with neither, every option keeps its
+default and the database is an SQLite file under a per-user state directory,
+so a fresh machine can run the service with no set-up at all.
+"""
+import os
+
+from oslo_config import cfg
+from oslo_middleware import cors
+from oslo_policy import opts as policy_opts
+
+DEFAULT_CONFIG_DIR = '/etc/placement'
+CONFIG_NAME = 'placement.conf'
+
+api_opts = [
+    cfg.StrOpt('auth_strategy', default='keystone',
+               choices=('keystone', 'noauth2'),
+               help='keystone validates tokens through keystonemiddleware; '
+                    'noauth2 trusts X-Auth-Token (development and tests).'),
+]
+
+placement_opts = [
+    cfg.BoolOpt('randomize_allocation_candidates', default=False,
+                help='Shuffle allocation candidates before applying limit.'),
+    cfg.StrOpt('incomplete_consumer_project_id',
+               default='00000000-0000-0000-0000-000000000000',
+               help='Project recorded for consumers written before 1.8.'),
+    cfg.StrOpt('incomplete_consumer_user_id',
+               default='00000000-0000-0000-0000-000000000000',
+               help='User recorded for consumers written before 1.8.'),
+    cfg.IntOpt('allocation_conflict_retry_count', default=10, min=0,
+               help='Internal retries of a write that lost a race.'),
+    cfg.IntOpt('max_allocation_candidates', default=-1,
+               help='Upper bound on candidates built per request; '
+                    '-1 means no bound.'),
+    cfg.StrOpt('allocation_candidates_generation_strategy',
+               default='depth-first', choices=('depth-first', 'breadth-first'),
+               help='Order in which candidates are generated when bounded.'),
+]
+
+database_opts = [
+    cfg.StrOpt('connection', secret=True,
+               help='SQLAlchemy URL of the placement database.'),
+    cfg.StrOpt('connection_parameters', default='',
+               help='Extra query parameters appended to the URL.'),
+    cfg.BoolOpt('sqlite_synchronous', default=True),
+    cfg.StrOpt('slave_connection', secret=True),
+    cfg.StrOpt('mysql_sql_mode', default='TRADITIONAL'),
+    cfg.IntOpt('connection_recycle_time', default=3600),
+    cfg.IntOpt('max_pool_size', min=1),
+    cfg.IntOpt('max_retries', default=10, min=-1),
+    cfg.IntOpt('retry_interval', default=10),
+    cfg.IntOpt('max_overflow', min=0),
+    cfg.IntOpt('connection_debug', default=0, min=0, max=100),
+    cfg.BoolOpt('connection_trace', default=False),
+    cfg.IntOpt('pool_timeout', min=1),
+    cfg.BoolOpt('sync_on_startup', default=False,
+                help='Run the schema migrations when the service starts.'),
+]
+
+default_opts = [
+    cfg.BoolOpt('debug', default=False, help='Log at DEBUG level.'),
+    cfg.StrOpt('log_file', help='Write logs to this file instead of stderr.'),
+    cfg.StrOpt('state_path', help='Directory for the default SQLite file.'),
+    cfg.StrOpt('tempdir'),
+    cfg.StrOpt('pybasedir'),
+]
+
+workarounds_opts = [
+    cfg.BoolOpt('optimize_for_wide_provider_trees', default=False),
+]
+
+
+class ConfigError(Exception):
+    """A configuration problem, reported as one line at start-up."""
+
+
+def register_opts(conf):
+    conf.register_opts(default_opts)
+    conf.register_opts(api_opts, group='api')
+    conf.register_opts(placement_opts, group='placement')
+    conf.register_opts(database_opts, group='placement_database')
+    conf.register_opts(workarounds_opts, group='workarounds')
+    policy_opts.set_defaults(conf)
+    # The reference always enforces scope; accept the option so that an
+    # operator's file naming it still loads.
+    conf.register_opts([cfg.BoolOpt('enforce_scope', default=True)],
+                       group='oslo_policy')
+    cors.set_defaults(allow_headers=[])
+    conf.register_opts(cors.CORS_OPTS, group='cors')
+
+
+def find_config_files():
+    config_dir = os.environ.get('OS_PLACEMENT_CONFIG_DIR')
+    for directory in (config_dir, DEFAULT_CONFIG_DIR):
+        if directory:
+            path = os.path.join(directory, CONFIG_NAME)
+            if os.path.exists(path):
+                return [path]
+    return []
+
+
+def state_dir():
+    base = os.environ.get('XDG_STATE_HOME') or os.path.join(
+        os.path.expanduser('~'), '.local', 'state')
+    return os.path.join(base, 'placement')
+
+
+def default_connection(conf):
+    directory = conf.state_path or state_dir()
+    os.makedirs(directory, exist_ok=True)
+    return 'sqlite:///' + os.path.join(directory, 'placement.sqlite')
+
+
+def load(args=None, config_files=None):
+    """Build and parse a ConfigOpts; raise ConfigError on any problem."""
+    conf = cfg.ConfigOpts()
+    register_opts(conf)
+    if config_files is None:
+        config_files = find_config_files()
+    try:
+        conf(args or [], project='placement',
+             default_config_files=config_files,
+             default_config_dirs=[])
+        # Touch every registered option so type errors surface now.
+        for group in ('api', 'placement', 'placement_database',
+                      'oslo_policy', 'cors', 'workarounds'):
+            for name in conf[group]:
+                getattr(conf[group], name)
+        for name in ('debug', 'log_file', 'state_path'):
+            getattr(conf, name)
+    except (cfg.Error, ValueError) as exc:
+        raise ConfigError(f'invalid configuration: {exc}') from None
+    if not conf.placement_database.connection:
+        conf.set_override('connection', default_connection(conf),
+                          group='placement_database')
+    return conf

@@ -1,0 +1,168 @@
+"""Database engine, transactions and the retry policy for writes.
+
+Every request runs in at most one transaction: ``reader()`` for reads and
+``writer()`` for writes.  On SQLite a writer takes the database lock up front
+(``BEGIN IMMEDIATE``) so that concurrent writers queue instead of failing
+half-way with "database is locked"; on MariaDB and PostgreSQL writers lock the
+provider rows they depend on (see ``objects/provider_lock.py``).
+"""
+import contextlib
+import logging
+import time
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+
+LOG = logging.getLogger(__name__)
+
+# How long an SQLite writer waits for the database lock before giving up.
+SQLITE_BUSY_TIMEOUT = 15
+
+
+def _is_sqlite(url):
+    return url.get_backend_name() == 'sqlite'
+
+
+def create_engine(conf):
+    dbconf = conf.placement_database
+    url = sa.engine.make_url(dbconf.connection)
+    if dbconf.connection_parameters:
+        url = sa.engine.make_url(
+            dbconf.connection + ('&' if url.query else '?')
+            + dbconf.connection_parameters)
+    kwargs = {'pool_pre_ping': True, 'future': True}
+    if _is_sqlite(url):
+        kwargs['connect_args'] = {'timeout': SQLITE_BUSY_TIMEOUT,
+                                  'check_same_thread': False}
+    else:
+        kwargs['pool_recycle'] = dbconf.connection_recycle_time
+        if dbconf.max_pool_size:
+            kwargs['pool_size'] = dbconf.max_pool_size
+        if dbconf.max_overflow is not None:
+            kwargs['max_overflow'] = dbconf.max_overflow
+        if dbconf.pool_timeout:
+            kwargs['pool_timeout'] = dbconf.pool_timeout
+    if dbconf.connection_debug >= 100:
+        kwargs['echo'] = True
+    engine = sa.create_engine(url, **kwargs)
+    if _is_sqlite(url):
+        _configure_sqlite(engine, dbconf.sqlite_synchronous)
+    elif url.get_backend_name() == 'mysql' and dbconf.mysql_sql_mode:
+        sql_mode = dbconf.mysql_sql_mode
+
+        @event.listens_for(engine, 'connect')
+        def _set_sql_mode(dbapi_conn, record):
+            cursor = dbapi_conn.cursor()
+            cursor.execute("SET SESSION sql_mode = %s", [sql_mode])
+            cursor.close()
+    return engine
+
+
+def _configure_sqlite(engine, synchronous):
+    @event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, record):
+        # Let SQLAlchemy's begin hook below decide how transactions start.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute('PRAGMA journal_mode=WAL')
+        cursor.execute('PRAGMA foreign_keys=OFF')
+        cursor.execute('PRAGMA synchronous=%s'
+                       % ('NORMAL' if synchronous else 'OFF'))
+        cursor.close()
+
+    @event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        if conn.get_execution_options().get('placement_writer'):
+            conn.exec_driver_sql('BEGIN IMMEDIATE')
+        else:
+            conn.exec_driver_sql('BEGIN')
+
+
+class Database:
+    """The engine plus the transaction helpers handed to objects."""
+
+    def __init__(self, conf, engine=None):
+        self.conf = conf
+        self.engine = engine or create_engine(conf)
+        self.retry_count = conf.placement.allocation_conflict_retry_count
+
+    @property
+    def dialect(self):
+        return self.engine.dialect.name
+
+    @contextlib.contextmanager
+    def reader(self):
+        with _translate_db_errors():
+            with self.engine.connect() as conn:
+                with conn.begin():
+                    yield conn
+
+    @contextlib.contextmanager
+    def writer(self):
+        with _translate_db_errors():
+            with self.engine.connect().execution_options(
+                    placement_writer=True) as conn:
+                with conn.begin():
+                    yield conn
+
+    def write(self, func, *args, **kwargs):
+        """Run ``func(conn, *args, **kwargs)`` in one write transaction.
+
+        A deadlock, serialization failure or lost compare-and-swap
+        (``errors.RetryableConflict``) rolls the whole transaction back and
+        runs it again, a bounded number of times; then the caller sees 409.
+        """
+        attempt = 0
+        while True:
+            try:
+                with self.writer() as conn:
+                    return func(conn, *args, **kwargs)
+            except errors.RetryableConflict as exc:
+                attempt += 1
+                if attempt > self.retry_count:
+                    raise errors.Conflict(
+                        exc.detail, code=errors.CONCURRENT_UPDATE) from None
+                LOG.debug('retrying write after conflict (%d): %s',
+                          attempt, exc.detail)
+                time.sleep(min(0.005 * attempt, 0.05))
+
+
+# Fragments of driver messages that mean "the transaction lost a race and
+# can simply be run again".
+_RETRYABLE = (
+    'deadlock',                       # MySQL 1213, PostgreSQL 40P01
+    'lock wait timeout',              # MySQL 1205
+    'could not serialize access',     # PostgreSQL 40001
+    'record has changed since last read',  # MariaDB snapshot isolation
+)
+# Fragments that mean the database is not reachable right now.
+_UNAVAILABLE = (
+    "can't connect", 'lost connection', 'server has gone away',
+    'connection refused', 'could not connect', 'server closed the connection',
+    'terminating connection', 'connection reset', 'the database system is',
+    'unable to open database', 'broken pipe', 'connection was killed',
+    'connection already closed', 'ssl syscall error',
+    'database is locked',             # SQLite busy past the timeout
+)
+
+
+@contextlib.contextmanager
+def _translate_db_errors():
+    try:
+        yield
+    except sa_exc.DBAPIError as exc:
+        message = str(exc.orig).lower()
+        if any(fragment in message for fragment in _RETRYABLE):
+            raise errors.RetryableConflict(
+                'The database reported a conflicting concurrent update.'
+            ) from None
+        if exc.connection_invalidated or any(
+                fragment in message for fragment in _UNAVAILABLE):
+            LOG.warning('database unavailable: %s', exc.orig)
+            raise errors.ServiceUnavailable(
+                'The placement database is unavailable; try again shortly.'
+            ) from None
+        raise

@@ -1,0 +1,55 @@
+"""Assemble the WSGI application from configuration."""
+import logging
+import sys
+
+from oslo_middleware import cors
+
+from placement import auth
+from placement import conf as placement_conf
+from placement import db
+from placement import middleware
+from placement import policy
+from placement import router
+from placement.objects import bootstrap
+
+
+def setup_logging(conf):
+    level = logging.DEBUG if conf.debug else logging.INFO
+    if conf.log_file:
+        handler = logging.FileHandler(conf.log_file)
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(
+        '%(asctime)s %(process)d %(levelname)s %(name)s %(message)s'))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    # SQLAlchemy's echo and the keystone client are noisy at DEBUG.
+    logging.getLogger('sqlalchemy').setLevel(logging.WARNING)
+
+
+def build_app(conf, database):
+    """The middleware pipeline around the router, outermost last."""
+    enforcer = policy.make_enforcer(conf)
+    app = router.Router()
+    app = middleware.ContextMiddleware(app, database, enforcer, conf)
+    if conf.api.auth_strategy == 'noauth2':
+        app = auth.NoAuthMiddleware(app)
+    else:
+        app = auth.KeystoneMiddleware(app, conf)
+    app = middleware.MicroversionMiddleware(app)
+    app = middleware.FaultWrapper(app)
+    if conf.cors.allowed_origin:
+        app = cors.CORS(app, conf)
+    return middleware.RequestLog(app)
+
+
+def loadapp(conf=None):
+    """Read configuration, prepare the database and build the app."""
+    if conf is None:
+        conf = placement_conf.load()
+    setup_logging(conf)
+    database = db.Database(conf)
+    bootstrap.prepare_database(database,
+                               migrate=conf.placement_database.sync_on_startup)
+    return build_app(conf, database)

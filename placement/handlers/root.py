@@ -1,0 +1,15 @@
+"""GET /: the version document clients negotiate with."""
+from placement import microversion
+from placement import util
+
+
+@util.handler
+def home(req):
+    version = {
+        'id': 'v1.0',
+        'max_version': microversion.max_version_string(),
+        'min_version': microversion.min_version_string(),
+        'status': 'CURRENT',
+        'links': [{'rel': 'self', 'href': ''}],
+    }
+    return util.json_response(req, {'versions': [version]})

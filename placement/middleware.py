@@ -1,0 +1,165 @@
+"""The WSGI middleware of the service, outermost first in ``deploy.py``.
+
+* ``RequestLog``: request id, one access-log line per request.
+* ``FaultWrapper``: every error becomes the upstream JSON error document.
+* ``MicroversionMiddleware``: negotiates the version, stamps the response.
+* ``ContextMiddleware``: builds the RequestContext from auth headers.
+"""
+import functools
+import logging
+import time
+import uuid
+
+import webob
+import webob.dec
+import webob.exc
+
+from placement import context as placement_context
+from placement import errors
+from placement import microversion
+
+LOG = logging.getLogger('placement.access')
+ERROR_LOG = logging.getLogger(__name__)
+
+REQUEST_ID_ENVIRON = errors.REQUEST_ID_ENVIRON
+GLOBAL_REQUEST_ID_ENVIRON = 'openstack.global_request_id'
+CONTEXT_ENVIRON = 'placement.context'
+
+
+def error_response(req, exc):
+    """Render a webob HTTP exception as the service's error response."""
+    if not isinstance(exc.json_formatter, functools.partial):
+        # A bare webob exception (not built by errors.http_error).
+        exc = errors.http_error(type(exc), exc.detail,
+                                headers=list(exc.headers.items()))
+    return req.get_response(exc)
+
+
+class RequestLog:
+    """Assign the request id and log one line per request."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        request_id = 'req-' + str(uuid.uuid4())
+        environ[REQUEST_ID_ENVIRON] = request_id
+        global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
+        if global_id.startswith('req-') and _is_uuid(global_id[4:]):
+            environ[GLOBAL_REQUEST_ID_ENVIRON] = global_id
+        started = time.monotonic()
+        seen = {}
+
+        def _start_response(status, headers, exc_info=None):
+            headers = [h for h in headers
+                       if h[0].lower() not in ('openstack-request-id',
+                                               'x-openstack-request-id')]
+            headers.append(('openstack-request-id', request_id))
+            headers.append(('x-openstack-request-id', request_id))
+            seen['status'] = status.split(None, 1)[0]
+            return start_response(status, headers, exc_info)
+
+        try:
+            return self.application(environ, _start_response)
+        finally:
+            path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+            if environ.get('QUERY_STRING'):
+                path += '?' + environ['QUERY_STRING']
+            LOG.info('%s "%s %s" status: %s microversion: %s '
+                     'request_id: %s time: %.1fms',
+                     environ.get('REMOTE_ADDR', '-'),
+                     environ.get('REQUEST_METHOD'), path,
+                     seen.get('status', '-'),
+                     environ.get(microversion.ENVIRON_KEY, '-'),
+                     request_id, (time.monotonic() - started) * 1000)
+
+
+def _is_uuid(value):
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+class FaultWrapper:
+    """Turn every exception into an upstream-format error response."""
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        # webob renders errors as HTML, JSON or text by Accept; anything
+        # but an explicit preference for another type gets JSON.
+        if req.environ.get('HTTP_ACCEPT', '*/*') == '*/*':
+            req.environ['HTTP_ACCEPT'] = 'application/json'
+        try:
+            response = req.get_response(self.application)
+        except webob.exc.HTTPException as exc:
+            return error_response(req, exc)
+        except errors.PlacementError as exc:
+            return error_response(req, exc.to_http())
+        except Exception:  # noqa: BLE001 - the last line of defence
+            ERROR_LOG.exception('unexpected error handling %s %s',
+                                req.method, req.path)
+            return error_response(req, errors.http_error(
+                webob.exc.HTTPInternalServerError,
+                'An unexpected error occurred; see the service log.'))
+        return response
+
+
+class MicroversionMiddleware:
+    """Negotiate the microversion and stamp it on every response."""
+
+    def __init__(self, application):
+        self.application = application
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        try:
+            version = microversion.parse(req.headers)
+        except webob.exc.HTTPException as exc:
+            response = error_response(req, exc)
+        else:
+            req.environ[microversion.ENVIRON_KEY] = version
+            try:
+                response = req.get_response(self.application)
+            except webob.exc.HTTPException as exc:
+                response = error_response(req, exc)
+            except errors.PlacementError as exc:
+                response = error_response(req, exc.to_http())
+        version = req.environ.get(microversion.ENVIRON_KEY)
+        if version is not None:
+            response.headers[microversion.HEADER] = (
+                '%s %s' % (microversion.SERVICE_TYPE, version))
+            response.vary = _add_vary(response.vary, microversion.HEADER)
+        return response
+
+
+def _add_vary(vary, header):
+    vary = list(vary or ())
+    if header not in vary:
+        vary.append(header)
+    return vary
+
+
+class ContextMiddleware:
+    """Build the RequestContext from the identity headers."""
+
+    def __init__(self, application, database, enforcer, conf):
+        self.application = application
+        self.database = database
+        self.enforcer = enforcer
+        self.conf = conf
+
+    def __call__(self, environ, start_response):
+        ctx = placement_context.RequestContext.from_environ(
+            environ,
+            request_id=environ.get(REQUEST_ID_ENVIRON),
+            global_request_id=environ.get(GLOBAL_REQUEST_ID_ENVIRON),
+            database=self.database, enforcer=self.enforcer, config=self.conf)
+        environ[CONTEXT_ENVIRON] = ctx
+        return self.application(environ, start_response)
+
+

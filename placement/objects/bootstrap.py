@@ -1,0 +1,62 @@
+"""Start-up work on the database: migrate if asked, then sync the standard
+resource classes (os-resource-classes) and traits (os-traits)."""
+import logging
+
+import os_resource_classes
+import os_traits
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+from placement import migration
+from placement import tables
+
+LOG = logging.getLogger(__name__)
+
+
+class SchemaNotReady(Exception):
+    pass
+
+
+def prepare_database(database, migrate=False):
+    engine = database.engine
+    if migrate:
+        _with_retry(lambda: migration.upgrade(engine))
+    revision = migration.current(engine)
+    if revision != migration.head():
+        raise SchemaNotReady(
+            'database schema is at %s, this service needs %s; run '
+            '"placement-manage db sync"' % (revision, migration.head()))
+    _with_retry(lambda: sync_standard_names(engine))
+
+
+def _with_retry(func, attempts=5):
+    """Several workers may start at once; a loser of a race just retries."""
+    for attempt in range(attempts):
+        try:
+            return func()
+        except (sa_exc.IntegrityError, sa_exc.OperationalError,
+                errors.RetryableConflict):
+            if attempt == attempts - 1:
+                raise
+            LOG.debug('start-up database work raced; retrying')
+
+
+def sync_standard_names(engine):
+    """Insert missing standard classes (id = position) and traits."""
+    with engine.begin() as conn:
+        present = dict(conn.execute(
+            sa.select(tables.resource_classes.c.name,
+                      tables.resource_classes.c.id)).all())
+        missing = [{'id': index, 'name': name}
+                   for index, name in enumerate(os_resource_classes.STANDARDS)
+                   if name not in present]
+        if missing:
+            conn.execute(tables.resource_classes.insert(), missing)
+        present_traits = set(conn.execute(
+            sa.select(tables.traits.c.name)).scalars())
+        missing_traits = [{'name': name}
+                          for name in os_traits.get_traits()
+                          if name not in present_traits]
+        if missing_traits:
+            conn.execute(tables.traits.insert(), missing_traits)

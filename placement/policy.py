@@ -1,0 +1,147 @@
+"""Policy: upstream rule names and defaults, enforced with oslo.policy.
+
+Every rule is scoped to projects.  The four base rules carry the legacy
+``role:admin`` check as their deprecated form, so with
+``[oslo_policy] enforce_new_defaults = False`` a plain admin still passes,
+and with it True the secure-RBAC defaults apply.  An operator's
+``policy.yaml`` overrides any rule by name.
+"""
+from oslo_policy import policy
+
+ADMIN_API = 'admin_api'
+SERVICE_API = 'service_api'
+ADMIN_OR_SERVICE_API = 'admin_or_service_api'
+PROJECT_READER_API = 'project_reader_api'
+ADMIN_OR_PROJECT_READER_OR_SERVICE_API = (
+    'admin_or_project_reader_or_service_api')
+
+_LEGACY_ADMIN = policy.DeprecatedRule(
+    name=ADMIN_API, check_str='role:admin',
+    deprecated_reason='Placement now uses the admin, service and reader '
+                      'roles with project scope.',
+    deprecated_since='W')
+
+
+def _base(name, check, description):
+    return policy.RuleDefault(name, check, description,
+                              deprecated_rule=_LEGACY_ADMIN)
+
+
+BASE_RULES = [
+    policy.RuleDefault(ADMIN_API, 'role:admin',
+                       'Administrators of the deployment.'),
+    _base(SERVICE_API, 'role:service', 'Other OpenStack services.'),
+    _base(ADMIN_OR_SERVICE_API, 'role:admin or role:service',
+          'Administrators or other services.'),
+    _base(PROJECT_READER_API, 'role:reader and project_id:%(project_id)s',
+          'Readers of the project named in the request.'),
+    _base(ADMIN_OR_PROJECT_READER_OR_SERVICE_API,
+          'role:admin or rule:project_reader_api or role:service',
+          'Administrators, services, or readers of the named project.'),
+]
+
+# (rule name, base rule, description, [(method, path), ...])
+_API_RULES = [
+    ('resource_providers:list', ADMIN_OR_SERVICE_API, 'List providers.',
+     [('GET', '/resource_providers')]),
+    ('resource_providers:create', ADMIN_OR_SERVICE_API, 'Create a provider.',
+     [('POST', '/resource_providers')]),
+    ('resource_providers:show', ADMIN_OR_SERVICE_API, 'Show a provider.',
+     [('GET', '/resource_providers/{uuid}')]),
+    ('resource_providers:update', ADMIN_OR_SERVICE_API, 'Update a provider.',
+     [('PUT', '/resource_providers/{uuid}')]),
+    ('resource_providers:delete', ADMIN_OR_SERVICE_API, 'Delete a provider.',
+     [('DELETE', '/resource_providers/{uuid}')]),
+    ('resource_classes:list', ADMIN_OR_SERVICE_API, 'List resource classes.',
+     [('GET', '/resource_classes')]),
+    ('resource_classes:create', ADMIN_OR_SERVICE_API,
+     'Create a resource class.', [('POST', '/resource_classes')]),
+    ('resource_classes:show', ADMIN_OR_SERVICE_API, 'Show a resource class.',
+     [('GET', '/resource_classes/{name}')]),
+    ('resource_classes:update', ADMIN_OR_SERVICE_API,
+     'Create or rename a resource class.',
+     [('PUT', '/resource_classes/{name}')]),
+    ('resource_classes:delete', ADMIN_OR_SERVICE_API,
+     'Delete a resource class.', [('DELETE', '/resource_classes/{name}')]),
+    ('resource_providers:inventories:list', ADMIN_OR_SERVICE_API,
+     'List inventories.', [('GET', '/resource_providers/{uuid}/inventories')]),
+    ('resource_providers:inventories:create', ADMIN_OR_SERVICE_API,
+     'Create one inventory.',
+     [('POST', '/resource_providers/{uuid}/inventories')]),
+    ('resource_providers:inventories:show', ADMIN_OR_SERVICE_API,
+     'Show one inventory.',
+     [('GET', '/resource_providers/{uuid}/inventories/{resource_class}')]),
+    ('resource_providers:inventories:update', ADMIN_OR_SERVICE_API,
+     'Replace inventories.',
+     [('PUT', '/resource_providers/{uuid}/inventories'),
+      ('PUT', '/resource_providers/{uuid}/inventories/{resource_class}')]),
+    ('resource_providers:inventories:delete', ADMIN_OR_SERVICE_API,
+     'Delete inventories.',
+     [('DELETE', '/resource_providers/{uuid}/inventories'),
+      ('DELETE', '/resource_providers/{uuid}/inventories/{resource_class}')]),
+    ('resource_providers:aggregates:list', ADMIN_OR_SERVICE_API,
+     'List provider aggregates.',
+     [('GET', '/resource_providers/{uuid}/aggregates')]),
+    ('resource_providers:aggregates:update', ADMIN_OR_SERVICE_API,
+     'Replace provider aggregates.',
+     [('PUT', '/resource_providers/{uuid}/aggregates')]),
+    ('resource_providers:usages', ADMIN_OR_SERVICE_API,
+     'List provider usages.', [('GET', '/resource_providers/{uuid}/usages')]),
+    ('usages', ADMIN_OR_PROJECT_READER_OR_SERVICE_API,
+     'List usages of a project.', [('GET', '/usages')]),
+    ('traits:list', ADMIN_OR_SERVICE_API, 'List traits.',
+     [('GET', '/traits')]),
+    ('traits:show', ADMIN_OR_SERVICE_API, 'Show a trait.',
+     [('GET', '/traits/{name}')]),
+    ('traits:update', ADMIN_OR_SERVICE_API, 'Create a trait.',
+     [('PUT', '/traits/{name}')]),
+    ('traits:delete', ADMIN_OR_SERVICE_API, 'Delete a trait.',
+     [('DELETE', '/traits/{name}')]),
+    ('resource_providers:traits:list', ADMIN_OR_SERVICE_API,
+     'List provider traits.', [('GET', '/resource_providers/{uuid}/traits')]),
+    ('resource_providers:traits:update', ADMIN_OR_SERVICE_API,
+     'Replace provider traits.',
+     [('PUT', '/resource_providers/{uuid}/traits')]),
+    ('resource_providers:traits:delete', ADMIN_OR_SERVICE_API,
+     'Remove provider traits.',
+     [('DELETE', '/resource_providers/{uuid}/traits')]),
+    ('allocations:manage', ADMIN_OR_SERVICE_API,
+     'Write allocations of several consumers.', [('POST', '/allocations')]),
+    ('allocations:list', ADMIN_OR_SERVICE_API, 'Show consumer allocations.',
+     [('GET', '/allocations/{consumer_uuid}')]),
+    ('allocations:update', ADMIN_OR_SERVICE_API,
+     'Replace consumer allocations.',
+     [('PUT', '/allocations/{consumer_uuid}')]),
+    ('allocations:delete', ADMIN_OR_SERVICE_API,
+     'Delete consumer allocations.',
+     [('DELETE', '/allocations/{consumer_uuid}')]),
+    ('resource_providers:allocations:list', ADMIN_OR_SERVICE_API,
+     'List allocations against a provider.',
+     [('GET', '/resource_providers/{uuid}/allocations')]),
+    ('allocation_candidates:list', ADMIN_OR_SERVICE_API,
+     'List allocation candidates.', [('GET', '/allocation_candidates')]),
+    ('reshaper:reshape', SERVICE_API,
+     'Move inventories and allocations within a tree.',
+     [('POST', '/reshaper')]),
+]
+
+API_RULES = [
+    policy.DocumentedRuleDefault(
+        name='placement:' + name, check_str='rule:' + base,
+        description=description,
+        operations=[{'method': m, 'path': p} for m, p in operations],
+        scope_types=['project'])
+    for name, base, description, operations in _API_RULES
+]
+
+
+def list_rules():
+    return BASE_RULES + API_RULES
+
+
+def make_enforcer(conf):
+    enforcer = policy.Enforcer(conf)
+    enforcer.register_defaults(list_rules())
+    # Read policy.yaml now, so that a broken file stops the start-up.
+    enforcer.load_rules()
+    return enforcer

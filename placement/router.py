@@ -1,0 +1,116 @@
+"""The route map: URL template -> {HTTP method: handler}.
+
+Unknown URLs answer 404; a known URL with a method it does not support
+answers 405 with an ``Allow`` header listing the methods it does.
+"""
+import routes
+import webob.dec
+import webob.exc
+
+from placement import errors
+from placement.handlers import aggregate
+from placement.handlers import allocation
+from placement.handlers import allocation_candidate
+from placement.handlers import inventory
+from placement.handlers import reshaper
+from placement.handlers import resource_class
+from placement.handlers import resource_provider
+from placement.handlers import root
+from placement.handlers import trait
+from placement.handlers import usage
+
+PROVIDER = '/resource_providers/{uuid}'
+
+ROUTES = {
+    '': {'GET': root.home},
+    '/': {'GET': root.home},
+    '/resource_providers': {
+        'GET': resource_provider.list_resource_providers,
+        'POST': resource_provider.create_resource_provider,
+    },
+    PROVIDER: {
+        'GET': resource_provider.get_resource_provider,
+        'PUT': resource_provider.update_resource_provider,
+        'DELETE': resource_provider.delete_resource_provider,
+    },
+    PROVIDER + '/inventories': {
+        'GET': inventory.get_inventories,
+        'POST': inventory.create_inventory,
+        'PUT': inventory.set_inventories,
+        'DELETE': inventory.delete_inventories,
+    },
+    PROVIDER + '/inventories/{resource_class}': {
+        'GET': inventory.get_inventory,
+        'PUT': inventory.update_inventory,
+        'DELETE': inventory.delete_inventory,
+    },
+    PROVIDER + '/usages': {'GET': usage.list_usages},
+    PROVIDER + '/aggregates': {
+        'GET': aggregate.get_aggregates,
+        'PUT': aggregate.set_aggregates,
+    },
+    PROVIDER + '/allocations': {
+        'GET': allocation.list_for_resource_provider,
+    },
+    PROVIDER + '/traits': {
+        'GET': trait.list_traits_for_resource_provider,
+        'PUT': trait.update_traits_for_resource_provider,
+        'DELETE': trait.delete_traits_for_resource_provider,
+    },
+    '/resource_classes': {
+        'GET': resource_class.list_resource_classes,
+        'POST': resource_class.create_resource_class,
+    },
+    '/resource_classes/{name}': {
+        'GET': resource_class.get_resource_class,
+        'PUT': resource_class.update_resource_class,
+        'DELETE': resource_class.delete_resource_class,
+    },
+    '/traits': {'GET': trait.list_traits},
+    '/traits/{name}': {
+        'GET': trait.get_trait,
+        'PUT': trait.put_trait,
+        'DELETE': trait.delete_trait,
+    },
+    '/allocations': {'POST': allocation.set_allocations},
+    '/allocations/{consumer_uuid}': {
+        'GET': allocation.get_allocations,
+        'PUT': allocation.set_allocations_for_consumer,
+        'DELETE': allocation.delete_allocations,
+    },
+    '/allocation_candidates': {
+        'GET': allocation_candidate.list_allocation_candidates,
+    },
+    '/usages': {'GET': usage.get_total_usages},
+    '/reshaper': {'POST': reshaper.reshape},
+}
+
+
+def _method_not_allowed(allowed):
+    def handler(environ, start_response):
+        # webob's explanation already names the method.
+        raise errors.http_error(
+            webob.exc.HTTPMethodNotAllowed,
+            headers=[('Allow', ', '.join(sorted(allowed)))])
+    return handler
+
+
+class Router:
+    """Dispatch to handlers by URL and method."""
+
+    def __init__(self, route_table=None):
+        self.mapper = routes.Mapper()
+        for path, methods in (route_table or ROUTES).items():
+            for method, func in methods.items():
+                self.mapper.connect(path, action=func,
+                                    conditions={'method': [method]})
+            self.mapper.connect(path, action=_method_not_allowed(methods))
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        match = self.mapper.match(environ=req.environ)
+        if match is None:
+            raise errors.http_error(webob.exc.HTTPNotFound)
+        func = match.pop('action')
+        req.urlvars = match
+        return req.get_response(func)

@@ -1,0 +1,148 @@
+"""Helpers shared by the handlers: request checks, JSON in and out."""
+import datetime
+import functools
+import uuid
+
+import jsonschema
+import orjson
+import webob
+import webob.dec
+import webob.exc
+
+from placement import errors
+from placement import microversion
+from placement.middleware import CONTEXT_ENVIRON
+
+JSON = 'application/json'
+# Upper bound of integer fields, as upstream's database columns.
+MAX_INT = 2147483647
+
+
+def context(req):
+    return req.environ[CONTEXT_ENVIRON]
+
+
+def handler(func):
+    """Mark a function as a route handler: JSON only, webob request in."""
+    @functools.wraps(func)
+    @webob.dec.wsgify
+    def wrapper(req):
+        if req.accept and JSON not in req.accept:
+            raise errors.http_error(webob.exc.HTTPNotAcceptable,
+                                    'Only application/json is provided')
+        return func(req)
+    return wrapper
+
+
+def require_json_content(func):
+    """415 unless the body is declared as JSON; 400 if undeclared."""
+    @functools.wraps(func)
+    def wrapper(req):
+        content_type = req.content_type
+        if not content_type and req.content_length:
+            raise errors.bad_request('content-type header required')
+        if content_type != JSON:
+            raise errors.http_error(
+                webob.exc.HTTPUnsupportedMediaType,
+                'The media type %s is not supported, use %s'
+                % (content_type or None, JSON))
+        return func(req)
+    return wrapper
+
+
+_VALIDATORS = {}
+
+
+def _validator(schema):
+    """A compiled validator per schema (schemas are module constants)."""
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        entry = (schema, jsonschema.Draft4Validator(
+            schema, format_checker=jsonschema.FormatChecker()))
+        _VALIDATORS[id(schema)] = entry
+    return entry[1]
+
+
+def validate(data, schema):
+    """Raise a 400 naming the first schema violation of ``data``."""
+    try:
+        _validator(schema).validate(data)
+    except jsonschema.ValidationError as exc:
+        raise errors.bad_request(
+            'JSON does not validate: %s' % exc.message) from None
+
+
+def extract_json(req, schema):
+    """Parse the request body as JSON and validate it against ``schema``."""
+    try:
+        data = orjson.loads(req.body)
+    except orjson.JSONDecodeError as exc:
+        raise errors.bad_request('Malformed JSON: %s' % exc) from None
+    validate(data, schema)
+    return data
+
+
+def validate_query(req, schema):
+    """Validate the query string (one value per key) against ``schema``."""
+    params = {key: req.GET.getall(key)[-1] for key in req.GET}
+    try:
+        _validator(schema).validate(params)
+    except jsonschema.ValidationError as exc:
+        raise errors.bad_request(
+            'Invalid query string parameters: %s' % exc.message) from None
+    return params
+
+
+def json_response(req, data, status=200, last_modified=None):
+    """A JSON response; from 1.15 with cache headers."""
+    response = webob.Response(status=status, content_type=JSON,
+                              charset=None)
+    response.body = orjson.dumps(data)
+    if microversion.at_least(req, (1, 15)):
+        response.cache_control = 'no-cache'
+        response.last_modified = last_modified or utcnow()
+    return response
+
+
+def empty_response(req, status=204):
+    response = webob.Response(status=status)
+    response.headers.pop('Content-Type', None)
+    response.content_type = None
+    if microversion.at_least(req, (1, 15)) and status == 204:
+        response.cache_control = 'no-cache'
+        response.last_modified = utcnow()
+    return response
+
+
+def utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+
+
+def newest(*timestamps):
+    """The latest of some (possibly None, possibly naive) timestamps."""
+    found = [t.replace(tzinfo=datetime.timezone.utc) if t.tzinfo is None
+             else t for t in timestamps if t is not None]
+    return max(found) if found else utcnow()
+
+
+def is_uuid(value):
+    try:
+        uuid.UUID(value)
+    except (ValueError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def normalize_uuid(value):
+    """Canonical dashed form of a UUID string (clients may omit dashes)."""
+    return str(uuid.UUID(value))
+
+
+def link(req, path, rel='self'):
+    """A link object; absolute under the script name (e.g. /placement)."""
+    return {'rel': rel, 'href': req.script_name + path}
+
+
+def location(req, path):
+    """An absolute Location header value, including any path prefix."""
+    return req.host_url + req.script_name + path

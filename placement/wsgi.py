@@ -1,0 +1,21 @@
+"""WSGI entry point for gunicorn and mod_wsgi: ``placement.wsgi:application``.
+
+Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` or
+``/etc/placement/placement.conf``.
+"""
+import sys
+
+from placement import conf as placement_conf
+from placement import deploy
+
+
+def init_application():
+    try:
+        conf = placement_conf.load()
+    except placement_conf.ConfigError as exc:
+        sys.stderr.write('placement: %s\n' % exc)
+        raise SystemExit(1) from None
+    return deploy.loadapp(conf)
+
+
+application = init_application()
