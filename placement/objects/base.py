@@ -1,0 +1,122 @@
+"""SQL helpers every object module uses: lookups, locks, generations.
+
+The concurrency rule of the service lives here.  A write that depends on a
+provider's state (its inventory, its usage, its place in a tree) first
+locks that provider's row with ``lock_providers`` and then bumps its
+generation with ``bump_generation`` in the same transaction:
+
+* MariaDB/MySQL: ``SELECT ... FOR UPDATE`` takes the row lock before the
+  write reads usages.  Under REPEATABLE-READ the snapshot of InnoDB is taken
+  at the first *plain* read, which therefore happens after the lock was
+  granted, i.e. after any competing writer committed; under READ-COMMITTED
+  every statement sees the latest commit anyway.
+* PostgreSQL: ``FOR UPDATE`` blocks until the competing transaction ends;
+  at READ COMMITTED the following reads see its commit.
+* SQLite: writers start with ``BEGIN IMMEDIATE`` (see ``db.py``), so there
+  is only ever one writer; ``FOR UPDATE`` is not emitted.
+
+Locks are taken in ascending id order so two writers cannot deadlock on
+each other's providers; a deadlock that happens anyway is retried by
+``Database.write``.
+"""
+import datetime
+
+import sqlalchemy as sa
+
+from placement import errors
+from placement import tables
+
+RP = tables.resource_providers
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None, microsecond=0)
+
+
+PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
+                    RP.c.root_provider_id, RP.c.parent_provider_id,
+                    RP.c.created_at, RP.c.updated_at)
+
+
+def provider_not_found(uuid):
+    return errors.NotFound('No resource provider with uuid %s found' % uuid)
+
+
+def find_provider(conn, uuid):
+    """The provider row with ``uuid``, or None."""
+    return conn.execute(
+        sa.select(*PROVIDER_COLUMNS).where(RP.c.uuid == uuid)).first()
+
+
+def get_provider(conn, uuid):
+    """The provider row with ``uuid``; 404 if there is none."""
+    row = find_provider(conn, uuid)
+    if row is None:
+        raise provider_not_found(uuid)
+    return row
+
+
+def lock_providers(conn, provider_ids):
+    """Lock provider rows in id order; return {id: generation}.
+
+    Providers that vanished meanwhile are simply absent from the result.
+    """
+    ids = sorted(set(provider_ids))
+    if not ids:
+        return {}
+    stmt = (sa.select(RP.c.id, RP.c.generation)
+            .where(RP.c.id.in_(ids)).order_by(RP.c.id))
+    if conn.dialect.name != 'sqlite':
+        stmt = stmt.with_for_update()
+    return dict(conn.execute(stmt).all())
+
+
+def bump_generation(conn, provider_id, expected_generation, detail=None):
+    """Compare-and-swap a provider's generation; return the new one.
+
+    With ``detail`` the caller named the generation it expected (a client
+    request): a mismatch is a plain 409 the client must resolve.  Without
+    it the expected value was read inside this transaction, and a mismatch
+    means another writer slipped in: ``Database.write`` runs it again.
+    """
+    result = conn.execute(
+        RP.update()
+        .where(RP.c.id == provider_id)
+        .where(RP.c.generation == expected_generation)
+        .values(generation=expected_generation + 1, updated_at=now()))
+    if result.rowcount != 1:
+        if detail is not None:
+            raise errors.Conflict(detail, code=errors.CONCURRENT_UPDATE)
+        raise errors.RetryableConflict(
+            'A resource provider was updated concurrently.')
+    return expected_generation + 1
+
+
+def resource_class_ids(conn, names):
+    """{name: id} for the resource classes among ``names`` that exist."""
+    names = set(names)
+    if not names:
+        return {}
+    rc = tables.resource_classes
+    return dict(conn.execute(
+        sa.select(rc.c.name, rc.c.id).where(rc.c.name.in_(names))).all())
+
+
+def resource_class_names(conn, ids=None):
+    """{id: name} for the given resource class ids (all when None)."""
+    rc = tables.resource_classes
+    stmt = sa.select(rc.c.id, rc.c.name)
+    if ids is not None:
+        stmt = stmt.where(rc.c.id.in_(set(ids)))
+    return dict(conn.execute(stmt).all())
+
+
+def trait_ids(conn, names):
+    """{name: id} for the traits among ``names`` that exist."""
+    names = set(names)
+    if not names:
+        return {}
+    tr = tables.traits
+    return dict(conn.execute(
+        sa.select(tr.c.name, tr.c.id).where(tr.c.name.in_(names))).all())

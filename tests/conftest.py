@@ -1,0 +1,157 @@
+"""Shared fixtures: real databases and a real gunicorn server.
+
+SQLite is always tested.  MariaDB and PostgreSQL are tested when
+``PLACEMENT_TEST_MYSQL_URL`` / ``PLACEMENT_TEST_POSTGRESQL_URL`` give a
+server URL whose user may create databases, e.g.
+``mysql+pymysql://root@127.0.0.1/`` and
+``postgresql+psycopg2://postgres@127.0.0.1/postgres``.
+Each test module gets fresh databases, created and dropped here.
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+BACKENDS = ['sqlite']
+if os.environ.get('PLACEMENT_TEST_MYSQL_URL'):
+    BACKENDS.append('mysql')
+if os.environ.get('PLACEMENT_TEST_POSTGRESQL_URL'):
+    BACKENDS.append('postgresql')
+
+ADMIN_HEADERS = {
+    'x-auth-token': 'admin',
+    'accept': 'application/json',
+    'openstack-api-version': 'placement latest',
+}
+
+
+class TestDatabase:
+    """A fresh database on one backend; ``url`` is for the service."""
+
+    def __init__(self, backend, workdir):
+        self.backend = backend
+        self.name = 'ptest_' + uuid.uuid4().hex[:12]
+        if backend == 'sqlite':
+            self.url = 'sqlite:///' + os.path.join(workdir, 'placement.sqlite')
+            self._server_url = None
+            return
+        env = {'mysql': 'PLACEMENT_TEST_MYSQL_URL',
+               'postgresql': 'PLACEMENT_TEST_POSTGRESQL_URL'}[backend]
+        self._server_url = sa.engine.make_url(os.environ[env])
+        engine = sa.create_engine(self._server_url,
+                                  isolation_level='AUTOCOMMIT')
+        with engine.connect() as conn:
+            conn.exec_driver_sql('CREATE DATABASE %s' % self.name)
+        engine.dispose()
+        url = self._server_url.set(database=self.name)
+        if backend == 'mysql':
+            url = url.update_query_dict({'charset': 'utf8mb4'})
+        self.url = url.render_as_string(hide_password=False)
+
+    def engine(self):
+        return sa.create_engine(self.url)
+
+    def drop(self):
+        if self._server_url is None:
+            return
+        engine = sa.create_engine(self._server_url,
+                                  isolation_level='AUTOCOMMIT')
+        with engine.connect() as conn:
+            if self.backend == 'postgresql':
+                conn.exec_driver_sql(
+                    'DROP DATABASE IF EXISTS %s WITH (FORCE)' % self.name)
+            else:
+                conn.exec_driver_sql('DROP DATABASE IF EXISTS %s' % self.name)
+        engine.dispose()
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def write_config(workdir, db_url, extra=''):
+    path = os.path.join(workdir, 'placement.conf')
+    with open(path, 'w') as f:
+        f.write('[api]\nauth_strategy = noauth2\n'
+                '[placement_database]\nconnection = %s\n'
+                'sync_on_startup = True\n%s' % (db_url, extra))
+    return path
+
+
+class Server:
+    """``placement-api`` under gunicorn on a free port."""
+
+    def __init__(self, workdir, workers=1, env=None):
+        self.workdir = workdir
+        self.port = free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.log_path = os.path.join(workdir, 'server.log')
+        environ = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)
+        environ.update(env or {})
+        self._log = open(self.log_path, 'wb')
+        self.process = subprocess.Popen(
+            [sys.executable, '-m', 'placement.cmd.api',
+             '--bind', '127.0.0.1:%d' % self.port,
+             '--workers', str(workers)],
+            env=environ, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        self._wait()
+
+    def _wait(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError('server exited: %s' % self.log())
+            try:
+                httpx.get(self.url + '/', timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError('server did not start: %s' % self.log())
+
+    def log(self):
+        with open(self.log_path, 'rb') as f:
+            return f.read().decode(errors='replace')[-4000:]
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        self._log.close()
+
+
+@pytest.fixture(scope='module', params=BACKENDS)
+def database(request):
+    workdir = tempfile.mkdtemp(prefix='placement-test-')
+    db = TestDatabase(request.param, workdir)
+    db.workdir = workdir
+    yield db
+    db.drop()
+
+
+@pytest.fixture(scope='module')
+def server(database):
+    write_config(database.workdir, database.url)
+    srv = Server(database.workdir)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def client(server):
+    with httpx.Client(base_url=server.url, headers=ADMIN_HEADERS,
+                      timeout=30) as http:
+        yield http
