@@ -51,6 +51,12 @@ def require_json_content(func):
 
 
 _VALIDATORS = {}
+# Clients may send UUIDs without dashes (upstream accepts both forms), so
+# the "uuid" format is checked with uuid.UUID rather than jsonschema's
+# dashed-only rule.
+_FORMAT_CHECKER = jsonschema.FormatChecker()
+_FORMAT_CHECKER.checks('uuid')(lambda value: not isinstance(value, str)
+                               or is_uuid(value))
 
 
 def _validator(schema):
@@ -58,7 +64,7 @@ def _validator(schema):
     entry = _VALIDATORS.get(id(schema))
     if entry is None or entry[0] is not schema:
         entry = (schema, jsonschema.Draft4Validator(
-            schema, format_checker=jsonschema.FormatChecker()))
+            schema, format_checker=_FORMAT_CHECKER))
         _VALIDATORS[id(schema)] = entry
     return entry[1]
 
@@ -68,8 +74,10 @@ def validate(data, schema):
     try:
         _validator(schema).validate(data)
     except jsonschema.ValidationError as exc:
+        # The full text (with "Failed validating ... in schema[...]") is
+        # what upstream returns and what clients match on.
         raise errors.bad_request(
-            'JSON does not validate: %s' % exc.message) from None
+            'JSON does not validate: %s' % exc) from None
 
 
 def extract_json(req, schema):
