@@ -120,3 +120,24 @@ def trait_ids(conn, names):
     tr = tables.traits
     return dict(conn.execute(
         sa.select(tr.c.name, tr.c.id).where(tr.c.name.in_(names))).all())
+
+
+GENERATION_CONFLICT = ("Resource provider's generation already changed. "
+                       "Please update the generation and try again.")
+
+
+def lock_provider_at(conn, uuid, generation):
+    """Lock provider ``uuid`` for a client write made at ``generation``.
+
+    404 if the provider does not exist, 409 if the client's generation is
+    stale; return the provider's id.  The caller then bumps the generation
+    with ``bump_generation(conn, provider_id, generation)``.
+    """
+    row = get_provider(conn, uuid)
+    current = lock_providers(conn, [row.id]).get(row.id)
+    if current is None:
+        raise provider_not_found(uuid)
+    if current != generation:
+        raise errors.Conflict(GENERATION_CONFLICT,
+                              code=errors.CONCURRENT_UPDATE)
+    return row.id
