@@ -1,0 +1,153 @@
+"""SQL building blocks that filter resource providers by the query-string
+filters parsed in ``placement/query.py``.
+
+The ``*_clause`` functions return boolean SQLAlchemy expressions
+correlated on a provider id column (usually ``resource_providers.c.id``
+of the outer statement), to be ANDed into a WHERE.  Names are resolved to
+ids first with the ``resolve_*`` functions, which raise the upstream 400s
+for names that do not exist.
+"""
+import sqlalchemy as sa
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+RP = tables.resource_providers
+INV = tables.inventories
+ALLOC = tables.allocations
+RPT = tables.resource_provider_traits
+RPA = tables.resource_provider_aggregates
+AGG = tables.placement_aggregates
+
+
+def resolve_traits(conn, names):
+    """{name: id} for ``names``; 400 naming those that do not exist."""
+    found = base.trait_ids(conn, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
+    return found
+
+
+def resolve_resource_classes(conn, names):
+    """{name: id} for ``names``; 400 for an unknown resource class."""
+    found = base.resource_class_ids(conn, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest(
+            'Invalid resource class in resources parameter: No such '
+            'resource class %s.' % missing[0])
+    return found
+
+
+def resolve_aggregates(conn, uuids):
+    """{uuid: id} for the aggregates among ``uuids`` that exist (an
+    unknown aggregate simply has no members)."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    return dict(conn.execute(
+        sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))).all())
+
+
+def trait_id_filter(trait_filter, trait_ids):
+    """A TraitFilter's names mapped to ids: (tuple of id frozensets,
+    frozenset of forbidden ids).  ``trait_ids`` comes from
+    ``resolve_traits`` over ``trait_filter.names()``."""
+    required = tuple(frozenset(trait_ids[name] for name in any_of)
+                     for any_of in trait_filter.required)
+    forbidden = frozenset(trait_ids[name] for name in trait_filter.forbidden)
+    return required, forbidden
+
+
+def traits_clause(provider_id, required, forbidden):
+    """Providers having one trait of each id set in ``required`` and none
+    of the ids in ``forbidden`` (see ``trait_id_filter``)."""
+    clauses = []
+    for any_of in required:
+        clauses.append(sa.exists().where(
+            RPT.c.resource_provider_id == provider_id,
+            RPT.c.trait_id.in_(sorted(any_of))))
+    if forbidden:
+        clauses.append(~sa.exists().where(
+            RPT.c.resource_provider_id == provider_id,
+            RPT.c.trait_id.in_(sorted(forbidden))))
+    return sa.and_(sa.true(), *clauses)
+
+
+def member_of_clause(provider_id, agg_filter, agg_ids, root_id=None):
+    """Providers in an aggregate of each required set of ``agg_filter`` and
+    in none of its forbidden ones.
+
+    ``agg_ids`` is ``resolve_aggregates`` over the filter's UUIDs.  With
+    ``root_id`` (the provider's root id column) membership of the root
+    counts too, as GET /allocation_candidates wants.
+    """
+    members = [provider_id] if root_id is None else [provider_id, root_id]
+
+    def in_any(ids):
+        return sa.exists().where(RPA.c.resource_provider_id.in_(members),
+                                 RPA.c.aggregate_id.in_(sorted(ids)))
+
+    clauses = []
+    for any_of in agg_filter.required:
+        ids = {agg_ids[uuid] for uuid in any_of if uuid in agg_ids}
+        # No known aggregate in the set: nothing can be a member.
+        clauses.append(in_any(ids) if ids else sa.false())
+    forbidden = {agg_ids[uuid] for uuid in agg_filter.forbidden
+                 if uuid in agg_ids}
+    if forbidden:
+        clauses.append(~in_any(forbidden))
+    return sa.and_(sa.true(), *clauses)
+
+
+def root_of(conn, uuid):
+    """The root provider id of the provider ``uuid``, or None."""
+    return conn.execute(sa.select(RP.c.root_provider_id)
+                        .where(RP.c.uuid == uuid)).scalar()
+
+
+def in_tree_clause(root_id, tree_root_id):
+    """Providers whose root (``root_id`` column) is ``tree_root_id`` (from
+    ``root_of``; None when the named provider does not exist)."""
+    if tree_root_id is None:
+        return sa.false()
+    return root_id == tree_root_id
+
+
+def usage_subquery():
+    """Summed allocations per (provider id, resource class id)."""
+    return (sa.select(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id,
+                      sa.func.sum(ALLOC.c.used).label('used'))
+            .group_by(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id)
+            .subquery('usage'))
+
+
+def fits_clause(inventory, used, amount):
+    """Whether ``amount`` more of an inventory row fits: within min/max
+    unit, a multiple of the step size and within capacity after usage.
+
+    ``inventory`` is the inventories table (or an alias) and ``used`` an
+    expression of the amount already allocated from it.
+    """
+    return sa.and_(
+        inventory.c.min_unit <= amount,
+        inventory.c.max_unit >= amount,
+        sa.literal(amount) % inventory.c.step_size == 0,
+        (inventory.c.total - inventory.c.reserved)
+        * inventory.c.allocation_ratio >= sa.func.coalesce(used, 0) + amount)
+
+
+def capacity_clause(provider_id, rc_id, amount):
+    """Providers that can allocate ``amount`` of resource class ``rc_id``
+    more (GET /resource_providers?resources=...)."""
+    used = (sa.select(sa.func.sum(ALLOC.c.used))
+            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
+            .scalar_subquery())
+    return sa.exists().where(INV.c.resource_provider_id == provider_id,
+                             INV.c.resource_class_id == rc_id,
+                             fits_clause(INV, used, amount))

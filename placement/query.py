@@ -1,0 +1,348 @@
+"""Parsing of the query-string filters shared by the provider listing and
+the allocation candidates: ``resources``, ``required``, ``member_of``,
+``in_tree``, ``root_required`` and granular request groups.
+
+Everything here is pure parsing (no database): unknown trait names or
+resource classes are checked by ``objects/provider_filter.py`` which turns
+the parsed filters into SQL.  ``params`` is always a webob ``MultiDict``
+(``req.GET``) and ``version`` the negotiated microversion tuple, so each
+microversion rule sits next to the syntax it gates.
+"""
+import dataclasses
+import re
+
+from placement import errors
+from placement import util
+
+# Microversions that change the query syntax.
+FORBIDDEN_TRAITS = (1, 22)
+MULTI_MEMBER_OF = (1, 24)
+GRANULAR = (1, 25)
+FORBIDDEN_AGGREGATES = (1, 32)
+STRING_SUFFIXES = (1, 33)
+ANY_TRAITS = (1, 39)
+
+_NUMERIC_SUFFIX = re.compile(r'^[1-9][0-9]*$')
+_STRING_SUFFIX = re.compile(r'^[a-zA-Z0-9_-]{1,64}$')
+# Granular keys: prefix plus a (possibly empty) group suffix.
+_GROUP_KEY = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
+
+_RESOURCES_FORM = ('Badly formed resources parameter. Expected resources '
+                   'query string parameter in form: '
+                   '?resources=VCPU:2,MEMORY_MB:1024. Got: %s.')
+
+
+@dataclasses.dataclass(frozen=True)
+class TraitFilter:
+    """Trait constraints: every set in ``required`` needs one member
+    (a plain trait is a set of one); no trait in ``forbidden`` may be
+    present."""
+    required: tuple = ()
+    forbidden: frozenset = frozenset()
+
+    def __bool__(self):
+        return bool(self.required or self.forbidden)
+
+    def names(self):
+        """Every trait name mentioned (to check that they exist)."""
+        found = set(self.forbidden)
+        for any_of in self.required:
+            found.update(any_of)
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class AggregateFilter:
+    """Aggregate constraints: membership in at least one aggregate of each
+    set in ``required``, and in none of ``forbidden`` (aggregate UUIDs)."""
+    required: tuple = ()
+    forbidden: frozenset = frozenset()
+
+    def __bool__(self):
+        return bool(self.required or self.forbidden)
+
+
+@dataclasses.dataclass
+class RequestGroup:
+    """One request group of GET /allocation_candidates.
+
+    ``suffix`` is '' for the unsuffixed group, whose resources may be
+    spread over a tree and sharing providers; a suffixed group is satisfied
+    by exactly one provider.
+    """
+    suffix: str = ''
+    resources: dict = dataclasses.field(default_factory=dict)
+    traits: TraitFilter = TraitFilter()
+    member_of: AggregateFilter = AggregateFilter()
+    in_tree: str = None
+
+
+@dataclasses.dataclass
+class CandidateQuery:
+    """Everything GET /allocation_candidates asks for."""
+    groups: dict            # suffix -> RequestGroup, '' first when present
+    group_policy: str = None
+    limit: int = None
+    root_required: TraitFilter = TraitFilter()
+    same_subtree: list = dataclasses.field(default_factory=list)
+
+
+def parse_resources(value):
+    """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``."""
+    if not value.strip():
+        raise errors.bad_request(_RESOURCES_FORM % 'empty string')
+    result = {}
+    for item in value.split(','):
+        name, sep, amount = item.partition(':')
+        name = name.strip()
+        if not sep or not name or ':' in amount:
+            raise errors.bad_request(_RESOURCES_FORM % item)
+        try:
+            number = int(amount)
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise errors.bad_request(
+                'Requested resource %s expected positive integer amount. '
+                'Got: %s.' % (name, amount))
+        result[name] = number
+    return result
+
+
+def _trait_form_error(value, allow_forbidden):
+    form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
+            else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
+    return errors.bad_request(
+        "Invalid query string parameters: Expected 'required' parameter "
+        "value of the form: %s. Got: %s" % (form, value))
+
+
+def _split_traits(value, allow_forbidden):
+    """A comma list of trait names, each maybe ``!``-prefixed."""
+    names = [name.strip() for name in value.split(',')]
+    for name in names:
+        bare = name[1:] if name.startswith('!') else name
+        if not bare or (name != bare and not allow_forbidden):
+            raise _trait_form_error(value, allow_forbidden)
+    return names
+
+
+def parse_traits(values, version):
+    """Parse the values of one ``required`` key (already chosen by
+    ``trait_values``) into a TraitFilter."""
+    allow_forbidden = version >= FORBIDDEN_TRAITS
+    required = []
+    forbidden = set()
+    for value in values:
+        if value.startswith('in:'):
+            if version < ANY_TRAITS:
+                raise errors.bad_request(
+                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only "
+                    "supported since microversion 1.39.")
+            # A forbidden trait inside an any-of list means nothing useful.
+            names = _split_traits(value[3:], allow_forbidden=False)
+            required.append(frozenset(names))
+            continue
+        for name in _split_traits(value, allow_forbidden):
+            if name.startswith('!'):
+                forbidden.add(name[1:])
+            else:
+                required.append(frozenset([name]))
+    # Drop duplicate any-of sets while keeping the request order.
+    return TraitFilter(tuple(dict.fromkeys(required)), frozenset(forbidden))
+
+
+def trait_values(params, key, version):
+    """The values of ``key`` that count: all of them from 1.39 (they are
+    ANDed), before that only the last one."""
+    values = params.getall(key)
+    if version < ANY_TRAITS:
+        values = values[-1:]
+    return values
+
+
+def required_traits(params, version, key='required'):
+    """The TraitFilter of the ``required`` parameter (empty if absent)."""
+    return parse_traits(trait_values(params, key, version), version)
+
+
+def parse_member_of(values, version, key='member_of'):
+    """The values of one ``member_of`` key into an AggregateFilter of
+    normalized aggregate UUIDs."""
+    if len(values) > 1 and version < MULTI_MEMBER_OF:
+        raise errors.bad_request(
+            'Multiple member_of%s parameters are not supported'
+            % key[len('member_of'):])
+    required = []
+    forbidden = set()
+    for value in values:
+        negative = value.startswith('!')
+        if negative:
+            if version < FORBIDDEN_AGGREGATES:
+                raise errors.bad_request(
+                    'Forbidden member_of parameters are not supported in '
+                    'the specified microversion')
+            value = value[1:]
+        if value.startswith('in:'):
+            uuids = value[3:].split(',')
+        elif ',' in value:
+            raise errors.bad_request(
+                "Multiple values for 'member_of' must be prefixed with the "
+                "'in:' or '!in:' keyword using the valid microversion.")
+        else:
+            uuids = [value]
+        if not all(util.is_uuid(item) for item in uuids):
+            raise errors.bad_request(
+                "Invalid query string parameters: Expected 'member_of' "
+                "parameter to contain valid UUID(s). Got: %s" % value)
+        uuids = frozenset(util.normalize_uuid(item) for item in uuids)
+        if negative:
+            forbidden.update(uuids)
+        else:
+            required.append(uuids)
+    return AggregateFilter(tuple(required), frozenset(forbidden))
+
+
+def member_of(params, version, key='member_of'):
+    """The AggregateFilter of the ``member_of`` parameter (empty if
+    absent)."""
+    return parse_member_of(params.getall(key), version, key)
+
+
+def parse_in_tree(value, key='in_tree'):
+    if not util.is_uuid(value):
+        raise errors.bad_request(
+            "Invalid query string parameters: Expected '%s' parameter to "
+            "be a format of uuid. Got: %s" % (key, value))
+    return util.normalize_uuid(value)
+
+
+def parse_root_required(params):
+    """``root_required`` (1.35): one value, a trait list with ``!``."""
+    values = params.getall('root_required')
+    if not values:
+        return TraitFilter()
+    if len(values) > 1:
+        raise errors.bad_request(
+            "Query parameter 'root_required' may be specified only once.",
+            code=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+    names = _split_traits(values[0], allow_forbidden=True)
+    required = {name for name in names if not name.startswith('!')}
+    forbidden = {name[1:] for name in names if name.startswith('!')}
+    conflict = required & forbidden
+    if conflict:
+        raise errors.bad_request(
+            'Conflicting required and forbidden traits found in '
+            'root_required: %s' % ', '.join(sorted(conflict)),
+            code=errors.QUERYPARAM_BAD_VALUE)
+    return TraitFilter(tuple(frozenset([name]) for name in sorted(required)),
+                       frozenset(forbidden))
+
+
+def valid_suffix(suffix, version):
+    """Whether ``suffix`` may name a granular group at ``version``."""
+    pattern = (_STRING_SUFFIX if version >= STRING_SUFFIXES
+               else _NUMERIC_SUFFIX)
+    return bool(pattern.match(suffix))
+
+
+def parse_request_groups(params, version, same_subtree=()):
+    """The request groups of GET /allocation_candidates by suffix.
+
+    The keys were already checked against the microversion's schema, so
+    every granular key here has a valid suffix.  A suffixed group without
+    resources is allowed (1.36) only when ``same_subtree`` names it.
+    """
+    groups = {}
+    for key in dict.fromkeys(params.keys()):
+        match = _GROUP_KEY.match(key)
+        if not match:
+            continue
+        kind, suffix = match.groups()
+        group = groups.setdefault(suffix, RequestGroup(suffix=suffix))
+        if kind == 'resources':
+            group.resources = parse_resources(params.getall(key)[-1])
+        elif kind == 'required':
+            group.traits = required_traits(params, version, key)
+        elif kind == 'member_of':
+            group.member_of = member_of(params, version, key)
+        else:
+            group.in_tree = parse_in_tree(params.getall(key)[-1], key)
+    anchored = {suffix for suffixes in same_subtree for suffix in suffixes}
+    orphans = [group for suffix, group in groups.items()
+               if not group.resources and suffix not in anchored]
+    _check_orphans('required', 'traits',
+                   [g.suffix for g in orphans if g.traits])
+    _check_orphans('member_of', 'member_of',
+                   [g.suffix for g in orphans if g.member_of])
+    if orphans:
+        raise errors.bad_request(
+            'All request groups must specify resources.')
+    if not any(group.resources for group in groups.values()):
+        raise errors.bad_request(
+            'At least one request group (`resources` or `resources{$S}`) '
+            'is required.')
+    # The unsuffixed group first, then by suffix, for stable output.
+    return {suffix: groups[suffix]
+            for suffix in sorted(groups, key=lambda s: (s != '', s))}
+
+
+def _check_orphans(prefix, label, suffixes):
+    if suffixes:
+        raise errors.bad_request(
+            'All %s parameters must be associated with resources. Found the '
+            'following orphaned %s keys: %s'
+            % (label, label, ', '.join(prefix + s for s in sorted(suffixes))))
+
+
+def parse_same_subtree(params):
+    """``same_subtree`` (1.36): each value a comma list of group suffixes."""
+    result = []
+    for value in params.getall('same_subtree'):
+        suffixes = [item.strip() for item in value.split(',')]
+        if not all(suffixes):
+            raise errors.bad_request(
+                'Empty suffix found in same_subtree: %s' % value)
+        result.append(tuple(dict.fromkeys(suffixes)))
+    return result
+
+
+def check_trait_conflicts(groups):
+    """400 if a group both requires and forbids the same trait."""
+    conflicts = []
+    for suffix, group in groups.items():
+        single = {name for any_of in group.traits.required
+                  if len(any_of) == 1 for name in any_of}
+        both = single & group.traits.forbidden
+        if both:
+            conflicts.append('required%s: (%s)'
+                             % (suffix, ', '.join(sorted(both))))
+    if conflicts:
+        raise errors.bad_request(
+            'Conflicting required and forbidden traits found in the '
+            'following traits keys: %s' % ', '.join(conflicts))
+
+
+def parse_candidate_query(params, version):
+    """The whole GET /allocation_candidates query (schema-checked)."""
+    same_subtree = parse_same_subtree(params)
+    groups = parse_request_groups(params, version, same_subtree)
+    unknown = sorted({suffix for suffixes in same_subtree
+                      for suffix in suffixes if suffix not in groups})
+    if unknown:
+        raise errors.bad_request(
+            'Real suffixes should be specified in same_subtree: %s'
+            % ', '.join(unknown))
+    check_trait_conflicts(groups)
+    query = CandidateQuery(groups=groups, same_subtree=same_subtree)
+    if 'group_policy' in params:
+        query.group_policy = params.getall('group_policy')[-1]
+    elif sum(1 for g in groups.values() if g.suffix and g.resources) > 1:
+        raise errors.bad_request(
+            'The "group_policy" parameter is required when specifying more '
+            'than one "resources{N}" parameter.')
+    if 'limit' in params:
+        # The first limit counts, the others are ignored (as upstream).
+        query.limit = int(params.getall('limit')[0])
+    query.root_required = parse_root_required(params)
+    return query
