@@ -4,6 +4,7 @@ The negotiated version is stored in the WSGI environ; handlers ask
 ``microversion.at_least(req, (1, 14))`` right next to the behaviour that a
 version gates.
 """
+import functools
 import re
 
 import microversion_parse
@@ -87,3 +88,18 @@ def require(req, version):
     """
     if not at_least(req, version):
         raise errors.http_error(webob.exc.HTTPNotFound)
+
+
+def since(version):
+    """Decorator: the handler's route does not exist before ``version``.
+
+    Put it outside ``util.require_json_content`` so an old version gets
+    its 404 before any content-type check.
+    """
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(req):
+            require(req, version)
+            return func(req)
+        return wrapper
+    return decorator

@@ -27,7 +27,10 @@ def handler(func):
     @functools.wraps(func)
     @webob.dec.wsgify
     def wrapper(req):
-        if req.accept and JSON not in req.accept:
+        # Only reads negotiate the body type (as upstream): a write with
+        # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
+        if (req.method == 'GET' and req.accept
+                and JSON not in req.accept):
             raise errors.http_error(webob.exc.HTTPNotAcceptable,
                                     'Only application/json is provided')
         return func(req)
