@@ -1,39 +1,147 @@
-"""Handlers: trait (being written)."""
+"""Handlers: /traits and /resource_providers/{uuid}/traits (from 1.6)."""
 import webob.exc
 
+from placement import errors
+from placement import microversion
 from placement import util
+from placement.objects import base
+from placement.objects import trait as trait_obj
+from placement.schemas import trait as schema
+
+TRAITS_VERSION = (1, 6)
+
+_BAD_NAME = ('The trait is invalid. A valid trait must be no longer than '
+             '255 characters, start with the prefix "CUSTOM_" and use '
+             'following characters: "A"-"Z", "0"-"9" and "_"')
+_BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
+                    'string parameter in form: '
+                    '?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"')
+
+
+def _last_modified(rows):
+    return util.newest(*(stamp for row in rows
+                         for stamp in (row.created_at,
+                                       getattr(row, 'updated_at', None))))
+
+
+def _empty_response(req, status, row):
+    """A bodiless answer; from 1.15 with the trait's cache headers."""
+    response = util.empty_response(req, status)
+    if microversion.at_least(req, (1, 15)):
+        response.cache_control = 'no-cache'
+        response.last_modified = _last_modified([row])
+    return response
+
+
+def _list_filters(params):
+    """Keyword filters of ``trait_obj.list_traits`` from the query."""
+    filters = {}
+    if 'name' in params:
+        operator, colon, value = params['name'].partition(':')
+        if not colon or operator not in ('in', 'startswith'):
+            raise errors.bad_request(_BAD_NAME_FILTER % params['name'])
+        if operator == 'in':
+            filters['name_in'] = value.split(',')
+        else:
+            filters['prefix'] = value
+    if 'associated' in params:
+        # Clients send "True" as well as "true".
+        associated = params['associated'].lower()
+        if associated not in ('true', 'false'):
+            raise errors.bad_request(
+                'The query parameter "associated" only accepts "true" or '
+                '"false"')
+        filters['associated'] = associated == 'true'
+    return filters
 
 
 @util.handler
-def delete_trait(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def delete_traits_for_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def get_trait(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
+@microversion.since(TRAITS_VERSION)
 def list_traits(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:traits:list')
+    params = util.validate_query(req, schema.LIST_TRAITS_QUERY)
+    filters = _list_filters(params)
+    with ctx.database.reader() as conn:
+        rows = trait_obj.list_traits(conn, **filters)
+    return util.json_response(req, {'traits': [row.name for row in rows]},
+                              last_modified=_last_modified(rows))
 
 
 @util.handler
-def list_traits_for_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+@microversion.since(TRAITS_VERSION)
+def get_trait(req):
+    ctx = util.context(req)
+    ctx.can('placement:traits:show')
+    name = req.urlvars['name']
+    with ctx.database.reader() as conn:
+        row = trait_obj.get_trait(conn, name)
+    if row is None:
+        raise errors.not_found('No such trait(s): %s.' % name)
+    return _empty_response(req, 204, row)
 
 
 @util.handler
+@microversion.since(TRAITS_VERSION)
 def put_trait(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:traits:update')
+    name = req.urlvars['name']
+    try:
+        util.validate(name, schema.CUSTOM_TRAIT_NAME)
+    except webob.exc.HTTPBadRequest:
+        # Clients match this wording rather than the schema's.
+        raise errors.bad_request(_BAD_NAME) from None
+    row, created = ctx.database.write(trait_obj.create_trait, name)
+    response = _empty_response(req, 201 if created else 204, row)
+    response.location = util.location(req, '/traits/' + name)
+    return response
 
 
 @util.handler
+@microversion.since(TRAITS_VERSION)
+def delete_trait(req):
+    ctx = util.context(req)
+    ctx.can('placement:traits:delete')
+    ctx.database.write(trait_obj.delete_trait, req.urlvars['name'])
+    return util.empty_response(req)
+
+
+def _provider_traits_body(names, generation):
+    return {'traits': list(names), 'resource_provider_generation': generation}
+
+
+@util.handler
+@microversion.since(TRAITS_VERSION)
+def list_traits_for_resource_provider(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:traits:list')
+    with ctx.database.reader() as conn:
+        provider = base.get_provider(conn, req.urlvars['uuid'])
+        rows = trait_obj.provider_traits(conn, provider.id)
+    return util.json_response(
+        req, _provider_traits_body((row.name for row in rows),
+                                   provider.generation),
+        last_modified=_last_modified(rows))
+
+
+@util.handler
+@microversion.since(TRAITS_VERSION)
+@util.require_json_content
 def update_traits_for_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:traits:update')
+    data = util.extract_json(req, schema.SET_PROVIDER_TRAITS)
+    names, generation = ctx.database.write(
+        trait_obj.set_provider_traits, req.urlvars['uuid'], data['traits'],
+        data['resource_provider_generation'])
+    return util.json_response(req, _provider_traits_body(names, generation))
+
+
+@util.handler
+@microversion.since(TRAITS_VERSION)
+def delete_traits_for_resource_provider(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:traits:delete')
+    ctx.database.write(trait_obj.delete_provider_traits, req.urlvars['uuid'])
+    return util.empty_response(req)

@@ -1,0 +1,140 @@
+"""Traits and the traits of providers.
+
+Standard traits come from os-traits (synced at start-up); only ``CUSTOM_``
+traits are created and deleted through the API.  Lists are sorted by name
+so that no answer depends on the database's row order.
+"""
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+TRAITS = tables.traits
+RP_TRAITS = tables.resource_provider_traits
+CUSTOM_PREFIX = 'CUSTOM_'
+
+
+def list_traits(conn, name_in=None, prefix=None, associated=None):
+    """Trait rows (name, created_at, updated_at) matching every filter.
+
+    ``associated`` True keeps traits some provider has, False those none
+    has, None does not filter.
+    """
+    stmt = sa.select(TRAITS.c.name, TRAITS.c.created_at, TRAITS.c.updated_at)
+    if name_in is not None:
+        stmt = stmt.where(TRAITS.c.name.in_(set(name_in)))
+    if prefix is not None:
+        stmt = stmt.where(TRAITS.c.name.startswith(prefix, autoescape=True))
+    if associated is not None:
+        used = sa.select(RP_TRAITS.c.trait_id).distinct()
+        stmt = stmt.where(TRAITS.c.id.in_(used) if associated
+                          else TRAITS.c.id.not_in(used))
+    return conn.execute(stmt.order_by(TRAITS.c.name)).all()
+
+
+def get_trait(conn, name):
+    """The trait row (name, created_at, updated_at), or None."""
+    return conn.execute(
+        sa.select(TRAITS.c.name, TRAITS.c.created_at, TRAITS.c.updated_at)
+        .where(TRAITS.c.name == name)).first()
+
+
+def create_trait(conn, name):
+    """Create trait ``name`` unless it exists.
+
+    Return (trait row, True if it was created now).
+    """
+    row = get_trait(conn, name)
+    if row is not None:
+        return row, False
+    try:
+        conn.execute(TRAITS.insert().values(name=name, created_at=base.now()))
+    except sa_exc.IntegrityError:
+        # A concurrent request created it; the retry answers "exists".
+        raise errors.RetryableConflict(
+            'Trait %s was created concurrently.' % name) from None
+    return get_trait(conn, name), True
+
+
+def delete_trait(conn, name):
+    """Delete a custom trait that no provider has."""
+    trait_id = base.trait_ids(conn, [name]).get(name)
+    if trait_id is None:
+        raise errors.NotFound('No such trait(s): %s.' % name)
+    if not name.startswith(CUSTOM_PREFIX):
+        raise errors.BadRequest('Cannot delete standard trait %s.' % name)
+    in_use = conn.execute(sa.select(RP_TRAITS.c.trait_id)
+                          .where(RP_TRAITS.c.trait_id == trait_id)
+                          .limit(1)).first()
+    if in_use is not None:
+        raise errors.Conflict(
+            'The trait %s is in use by a resource provider.' % name)
+    conn.execute(TRAITS.delete().where(TRAITS.c.id == trait_id))
+
+
+def require_trait_ids(conn, names):
+    """{name: id} for ``names``; 400 naming those that do not exist."""
+    found = base.trait_ids(conn, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
+    return found
+
+
+def provider_traits(conn, provider_id):
+    """Rows (name, created_at) of the provider's traits, by name."""
+    return conn.execute(
+        sa.select(TRAITS.c.name, RP_TRAITS.c.created_at)
+        .select_from(RP_TRAITS.join(TRAITS,
+                                    RP_TRAITS.c.trait_id == TRAITS.c.id))
+        .where(RP_TRAITS.c.resource_provider_id == provider_id)
+        .order_by(TRAITS.c.name)).all()
+
+
+def _replace_provider_traits(conn, provider_id, trait_ids):
+    """Make ``trait_ids`` the provider's traits, keeping unchanged rows."""
+    current = set(conn.execute(
+        sa.select(RP_TRAITS.c.trait_id)
+        .where(RP_TRAITS.c.resource_provider_id == provider_id)).scalars())
+    wanted = set(trait_ids)
+    gone = current - wanted
+    if gone:
+        conn.execute(RP_TRAITS.delete()
+                     .where(RP_TRAITS.c.resource_provider_id == provider_id)
+                     .where(RP_TRAITS.c.trait_id.in_(gone)))
+    added = wanted - current
+    if added:
+        now = base.now()
+        try:
+            conn.execute(RP_TRAITS.insert(), [
+                {'resource_provider_id': provider_id, 'trait_id': trait_id,
+                 'created_at': now} for trait_id in sorted(added)])
+        except sa_exc.IntegrityError:
+            # A trait was deleted meanwhile (foreign key); the retry
+            # reports it as unknown.
+            raise errors.RetryableConflict(
+                'Traits changed concurrently.') from None
+
+
+def set_provider_traits(conn, uuid, names, generation):
+    """Replace the traits of provider ``uuid`` as of ``generation``.
+
+    Return (sorted trait names, new generation).
+    """
+    provider_id = base.lock_provider_at(conn, uuid, generation)
+    trait_ids = require_trait_ids(conn, names)
+    _replace_provider_traits(conn, provider_id, trait_ids.values())
+    new_generation = base.bump_generation(conn, provider_id, generation)
+    return sorted(trait_ids), new_generation
+
+
+def delete_provider_traits(conn, uuid):
+    """Remove every trait of provider ``uuid``; bump its generation."""
+    provider_id = base.get_provider(conn, uuid).id
+    generation = base.lock_providers(conn, [provider_id]).get(provider_id)
+    if generation is None:
+        raise base.provider_not_found(uuid)
+    _replace_provider_traits(conn, provider_id, ())
+    base.bump_generation(conn, provider_id, generation)
