@@ -1,39 +1,151 @@
-"""Handlers: inventory (being written)."""
+"""Handlers for /resource_providers/{uuid}/inventories[/{resource_class}]."""
 import webob.exc
 
+from placement import errors
+from placement import microversion
 from placement import util
+from placement.objects import inventory as inv_obj
+from placement.schemas import inventory as schema
+
+POLICY = 'placement:resource_providers:inventories:%s'
 
 
-@util.handler
-def create_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+def _record(req, uuid, class_name, data, action):
+    """A full record from the client's fields; 400 if reserved is too big.
+
+    From 1.26 a provider may reserve all of a class (reserved == total).
+    """
+    record = {'reserved': 0, 'min_unit': 1, 'max_unit': util.MAX_INT,
+              'step_size': 1, 'allocation_ratio': 1.0}
+    record.update((k, v) for k, v in data.items() if k in inv_obj.FIELDS)
+    record['allocation_ratio'] = float(record['allocation_ratio'])
+    if microversion.at_least(req, (1, 26)):
+        bad, relation = record['reserved'] > record['total'], 'greater than'
+    else:
+        bad, relation = (record['reserved'] >= record['total'],
+                         'greater than or equal to')
+    if bad:
+        raise errors.bad_request(
+            "Unable to %s inventory for resource provider %s: Invalid "
+            "inventory for '%s' on resource provider '%s'. The reserved "
+            "value is %s total." % (action, uuid, class_name, uuid, relation))
+    return record
 
 
-@util.handler
-def delete_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
+def _one(req, generation, record, modified):
+    return util.json_response(
+        req, dict(record, resource_provider_generation=generation),
+        last_modified=modified)
 
 
-@util.handler
-def delete_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+def _all(req, generation, records, modified):
+    return util.json_response(
+        req, {'resource_provider_generation': generation,
+              'inventories': records}, last_modified=modified)
 
 
 @util.handler
 def get_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'list')
+    with ctx.database.reader() as conn:
+        found = inv_obj.get_all(conn, req.urlvars['uuid'])
+    return _all(req, *found)
 
 
 @util.handler
 def get_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'show')
+    with ctx.database.reader() as conn:
+        found = inv_obj.get_one(conn, req.urlvars['uuid'],
+                                req.urlvars['resource_class'])
+    return _one(req, *found)
 
 
 @util.handler
-def set_inventories(req):
-    raise webob.exc.HTTPNotImplemented()
+@util.require_json_content
+def create_inventory(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'create')
+    uuid = req.urlvars['uuid']
+    data = util.extract_json(req, schema.POST_SCHEMA)
+    class_name = data['resource_class']
+    record = _record(req, uuid, class_name, data, 'create')
+    try:
+        generation = ctx.database.write(inv_obj.add, uuid, class_name,
+                                        record)
+    except inv_obj.UnknownClass as exc:
+        raise errors.bad_request(exc.detail) from None
+    except inv_obj.Duplicate as exc:
+        raise errors.conflict('Update conflict: %s' % exc.detail,
+                              exc.code) from None
+    response = _one(req, generation, record, None)
+    response.status = 201
+    response.location = util.location(
+        req, '/resource_providers/%s/inventories/%s' % (uuid, class_name))
+    return response
 
 
 @util.handler
+@util.require_json_content
 def update_inventory(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'update')
+    uuid, class_name = req.urlvars['uuid'], req.urlvars['resource_class']
+    data = util.extract_json(req, schema.PUT_ONE_SCHEMA)
+    record = _record(req, uuid, class_name, data, 'update')
+    generation = ctx.database.write(
+        inv_obj.update, uuid, class_name,
+        data['resource_provider_generation'], record)
+    return _one(req, generation, record, None)
+
+
+@util.handler
+@util.require_json_content
+def set_inventories(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'update')
+    uuid = req.urlvars['uuid']
+    data = util.extract_json(req, schema.PUT_ALL_SCHEMA)
+    records = {name: _record(req, uuid, name, fields, 'update')
+               for name, fields in data['inventories'].items()}
+    try:
+        generation = ctx.database.write(
+            inv_obj.replace_all, uuid, data['resource_provider_generation'],
+            records)
+    except inv_obj.UnknownClass as exc:
+        raise errors.bad_request(
+            'Unknown resource class in inventory for resource provider '
+            '%s: %s' % (uuid, exc.detail)) from None
+    except inv_obj.InUse as exc:
+        raise errors.conflict('update conflict: %s' % exc.detail,
+                              exc.code) from None
+    return _all(req, generation, records, None)
+
+
+@util.handler
+def delete_inventories(req):
+    ctx = util.context(req)
+    # 1.5 added this method; before it the URL only knows the others.
+    if not microversion.at_least(req, (1, 5)):
+        raise errors.http_error(
+            webob.exc.HTTPMethodNotAllowed,
+            headers=[('Allow', 'GET, POST, PUT')])
+    ctx.can(POLICY % 'delete')
+    ctx.database.write(inv_obj.replace_all, req.urlvars['uuid'], None, {})
+    return util.empty_response(req)
+
+
+@util.handler
+def delete_inventory(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'delete')
+    class_name = req.urlvars['resource_class']
+    try:
+        ctx.database.write(inv_obj.delete, req.urlvars['uuid'], class_name)
+    except inv_obj.InUse as exc:
+        raise errors.conflict(
+            'Unable to delete inventory of class %s: %s'
+            % (class_name, exc.detail), exc.code) from None
+    return util.empty_response(req)

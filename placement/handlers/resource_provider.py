@@ -1,29 +1,130 @@
-"""Handlers: resource_provider (being written)."""
-import webob.exc
+"""Handlers for /resource_providers and /resource_providers/{uuid}."""
+import uuid as uuidlib
 
+from placement import microversion
 from placement import util
+from placement.objects import resource_provider as rp_obj
+from placement.schemas import resource_provider as schema
+
+POLICY = 'placement:resource_providers:%s'
+
+
+def _path(uuid):
+    return '/resource_providers/' + uuid
+
+
+def serialize(req, provider):
+    """The API view of a provider dict, shaped by the microversion."""
+    path = _path(provider['uuid'])
+    links = [util.link(req, path),
+             util.link(req, path + '/inventories', 'inventories'),
+             util.link(req, path + '/usages', 'usages')]
+    for version, rel in (((1, 1), 'aggregates'), ((1, 6), 'traits'),
+                         ((1, 11), 'allocations')):
+        if microversion.at_least(req, version):
+            links.append(util.link(req, path + '/' + rel, rel))
+    data = {'uuid': provider['uuid'], 'name': provider['name'],
+            'generation': provider['generation'], 'links': links}
+    if microversion.at_least(req, (1, 14)):
+        data['parent_provider_uuid'] = provider['parent_provider_uuid']
+        data['root_provider_uuid'] = provider['root_provider_uuid']
+    return data
+
+
+def _modified(*providers):
+    return util.newest(*(p['updated_at'] or p['created_at']
+                         for p in providers))
+
+
+def _one(req, provider):
+    return util.json_response(req, serialize(req, provider),
+                              last_modified=_modified(provider))
+
+
+def _parent_uuid(data):
+    parent = data.get('parent_provider_uuid')
+    return util.normalize_uuid(parent) if parent is not None else None
 
 
 @util.handler
+@util.require_json_content
 def create_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def delete_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'create')
+    nested = microversion.at_least(req, (1, 14))
+    data = util.extract_json(
+        req, schema.POST_SCHEMA_1_14 if nested else schema.POST_SCHEMA)
+    uuid = (util.normalize_uuid(data['uuid']) if 'uuid' in data
+            else str(uuidlib.uuid4()))
+    provider = ctx.database.write(rp_obj.create, uuid, data['name'],
+                                  _parent_uuid(data))
+    # 1.20: the new provider comes back in the body (200, not 201).
+    if microversion.at_least(req, (1, 20)):
+        response = _one(req, provider)
+    else:
+        response = util.empty_response(req, status=201)
+    response.location = util.location(req, _path(uuid))
+    return response
 
 
 @util.handler
 def get_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'show')
+    with ctx.database.reader() as conn:
+        provider = rp_obj.get(conn, req.urlvars['uuid'])
+    return _one(req, provider)
+
+
+@util.handler
+@util.require_json_content
+def update_resource_provider(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'update')
+    nested = microversion.at_least(req, (1, 14))
+    data = util.extract_json(
+        req, schema.PUT_SCHEMA_1_14 if nested else schema.PUT_SCHEMA)
+    provider = ctx.database.write(
+        rp_obj.update, req.urlvars['uuid'], data['name'],
+        _parent_uuid(data), 'parent_provider_uuid' in data,
+        # 1.37: a provider may change or lose its parent.
+        microversion.at_least(req, (1, 37)))
+    return _one(req, provider)
+
+
+@util.handler
+def delete_resource_provider(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'delete')
+    ctx.database.write(rp_obj.delete, req.urlvars['uuid'])
+    return util.empty_response(req)
+
+
+def _list_query_schema(req):
+    for version, query in (((1, 18), schema.LIST_QUERY_1_18),
+                           ((1, 14), schema.LIST_QUERY_1_14),
+                           ((1, 4), schema.LIST_QUERY_1_4),
+                           ((1, 3), schema.LIST_QUERY_1_3)):
+        if microversion.at_least(req, version):
+            return query
+    return schema.LIST_QUERY
 
 
 @util.handler
 def list_resource_providers(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def update_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'list')
+    params = util.validate_query(req, _list_query_schema(req))
+    filters = []
+    if 'name' in params:
+        filters.append(rp_obj.name_is(params['name']))
+    if 'uuid' in params:
+        filters.append(rp_obj.uuid_is(util.normalize_uuid(params['uuid'])))
+    if 'in_tree' in params:
+        filters.append(rp_obj.in_tree_of(
+            util.normalize_uuid(params['in_tree'])))
+    with ctx.database.reader() as conn:
+        providers = rp_obj.get_all(conn, filters)
+    return util.json_response(
+        req, {'resource_providers': [serialize(req, p) for p in providers]},
+        last_modified=_modified(*providers))

@@ -1,0 +1,177 @@
+"""Inventories: what each provider offers, one record per resource class.
+
+Every change bumps the provider's generation in the same transaction.
+Removing a class that has allocations is refused; shrinking its total
+below what is allocated is allowed (the operator knows best).
+"""
+import sqlalchemy as sa
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+INV = tables.inventories
+ALLOC = tables.allocations
+FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
+          'allocation_ratio')
+
+
+# Distinct types so each handler can word the error for its operation.
+class UnknownClass(errors.BadRequest):
+    pass
+
+
+class InUse(errors.Conflict):
+    def __init__(self, detail):
+        super().__init__(detail, code=errors.INVENTORY_INUSE)
+
+
+class Duplicate(errors.Conflict):
+    def __init__(self, detail):
+        super().__init__(detail, code=errors.CONCURRENT_UPDATE)
+
+
+def _read(conn, provider_id, class_names=None):
+    """{class name: record}, plus the newest change time of the records."""
+    rows = conn.execute(
+        sa.select(INV.c.resource_class_id, INV.c.created_at,
+                  INV.c.updated_at, *(INV.c[f] for f in FIELDS))
+        .where(INV.c.resource_provider_id == provider_id)).mappings().all()
+    names = base.resource_class_names(
+        conn, [r['resource_class_id'] for r in rows]) if rows else {}
+    records = {}
+    for row in rows:
+        record = {f: row[f] for f in FIELDS}
+        record['allocation_ratio'] = float(record['allocation_ratio'])
+        records[names[row['resource_class_id']]] = record
+    stamps = [r['updated_at'] or r['created_at'] for r in rows]
+    return records, max(stamps) if stamps else None
+
+
+def get_all(conn, uuid):
+    """(generation, {class: record}, last change) of provider ``uuid``."""
+    provider = base.get_provider(conn, uuid)
+    records, modified = _read(conn, provider.id)
+    return provider.generation, records, modified
+
+
+def get_one(conn, uuid, class_name):
+    generation, records, modified = get_all(conn, uuid)
+    if class_name not in records:
+        raise errors.NotFound(
+            'No inventory of class %s for %s' % (class_name, uuid))
+    return generation, records[class_name], modified
+
+
+def _class_ids(conn, names):
+    ids = base.resource_class_ids(conn, names)
+    missing = sorted(set(names) - set(ids))
+    if missing:
+        raise UnknownClass('No such resource class %s.' % ', '.join(missing))
+    return ids
+
+
+def _locked(conn, uuid, client_generation=None):
+    """The provider row, locked; 409 if the client's generation is stale."""
+    provider = base.get_provider(conn, uuid)
+    generation = base.lock_providers(conn, [provider.id]).get(provider.id)
+    if generation is None:
+        raise base.provider_not_found(uuid)
+    if client_generation is not None and client_generation != generation:
+        raise errors.Conflict('resource provider generation conflict',
+                              code=errors.CONCURRENT_UPDATE)
+    return provider.id, generation
+
+
+def _check_unused(conn, uuid, provider_id, class_ids):
+    """409 if any of ``{name: id}`` has allocations on the provider."""
+    if not class_ids:
+        return
+    used = set(conn.execute(
+        sa.select(ALLOC.c.resource_class_id).distinct()
+        .where(ALLOC.c.resource_provider_id == provider_id)
+        .where(ALLOC.c.resource_class_id.in_(class_ids.values()))).scalars())
+    in_use = sorted(name for name, id_ in class_ids.items() if id_ in used)
+    if in_use:
+        raise InUse("Inventory for '%s' on resource provider '%s' in use."
+                    % (', '.join(in_use), uuid))
+
+
+def add(conn, uuid, class_name, record):
+    """Add one class to a provider; 409 if it already has it."""
+    provider_id, generation = _locked(conn, uuid)
+    class_id = _class_ids(conn, [class_name])[class_name]
+    exists = conn.execute(
+        sa.select(INV.c.id).where(INV.c.resource_provider_id == provider_id)
+        .where(INV.c.resource_class_id == class_id)).first()
+    if exists is not None:
+        raise Duplicate(
+            "Inventory for '%s' on resource provider '%s' already exists."
+            % (class_name, uuid))
+    conn.execute(INV.insert().values(
+        resource_provider_id=provider_id, resource_class_id=class_id,
+        created_at=base.now(), **record))
+    return base.bump_generation(conn, provider_id, generation)
+
+
+def update(conn, uuid, class_name, client_generation, record):
+    """Replace one existing record; 400 if the provider lacks the class."""
+    provider_id, generation = _locked(conn, uuid, client_generation)
+    class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
+    result = None
+    if class_id is not None:
+        result = conn.execute(
+            INV.update().where(INV.c.resource_provider_id == provider_id)
+            .where(INV.c.resource_class_id == class_id)
+            .values(updated_at=base.now(), **record))
+    if result is None or result.rowcount != 1:
+        raise errors.BadRequest(
+            'No inventory record with resource class for resource provider '
+            '%s: no inventory of class %s found.' % (uuid, class_name))
+    return base.bump_generation(conn, provider_id, generation)
+
+
+def replace_all(conn, uuid, client_generation, records):
+    """Make ``{class: record}`` the provider's whole inventory.
+
+    ``client_generation`` None means the caller did not name one (the
+    DELETE of all inventory).  Returns the new generation.
+    """
+    provider_id, generation = _locked(conn, uuid, client_generation)
+    wanted = _class_ids(conn, records)
+    current = dict(conn.execute(
+        sa.select(INV.c.resource_class_id, INV.c.id)
+        .where(INV.c.resource_provider_id == provider_id)).all())
+    names = base.resource_class_names(conn, current) if current else {}
+    removed = {names[cid]: cid for cid in current
+               if cid not in wanted.values()}
+    _check_unused(conn, uuid, provider_id, removed)
+    if removed:
+        conn.execute(INV.delete().where(INV.c.id.in_(
+            [current[cid] for cid in removed.values()])))
+    now = base.now()
+    for name, class_id in wanted.items():
+        if class_id in current:
+            conn.execute(INV.update().where(INV.c.id == current[class_id])
+                         .values(updated_at=now, **records[name]))
+        else:
+            conn.execute(INV.insert().values(
+                resource_provider_id=provider_id, resource_class_id=class_id,
+                created_at=now, **records[name]))
+    return base.bump_generation(conn, provider_id, generation)
+
+
+def delete(conn, uuid, class_name):
+    """Remove one class from a provider; 404 if it does not have it."""
+    provider_id, generation = _locked(conn, uuid)
+    class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
+    result = None
+    if class_id is not None:
+        _check_unused(conn, uuid, provider_id, {class_name: class_id})
+        result = conn.execute(
+            INV.delete().where(INV.c.resource_provider_id == provider_id)
+            .where(INV.c.resource_class_id == class_id))
+    if result is None or result.rowcount != 1:
+        raise errors.NotFound(
+            'No inventory of class %s found for delete' % class_name)
+    return base.bump_generation(conn, provider_id, generation)

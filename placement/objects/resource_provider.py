@@ -1,0 +1,242 @@
+"""Resource providers: create, read, list, rename/re-parent, delete.
+
+A provider row knows its parent and its root; a root is its own root.  The
+functions here return plain dicts carrying the parent's and root's UUIDs,
+which is what the API shows.
+"""
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+RP = tables.resource_providers
+_PARENT = RP.alias('parent')
+_ROOT = RP.alias('root')
+
+
+def _select():
+    """Providers with their parent's and root's UUIDs."""
+    return (sa.select(RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
+                      RP.c.root_provider_id, RP.c.parent_provider_id,
+                      RP.c.created_at, RP.c.updated_at,
+                      _PARENT.c.uuid.label('parent_provider_uuid'),
+                      _ROOT.c.uuid.label('root_provider_uuid'))
+            .select_from(
+                RP.outerjoin(_PARENT, RP.c.parent_provider_id == _PARENT.c.id)
+                .outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id)))
+
+
+def _fetch(conn, uuid):
+    row = conn.execute(_select().where(RP.c.uuid == uuid)).mappings().first()
+    return dict(row) if row is not None else None
+
+
+def get(conn, uuid):
+    """The provider ``uuid`` as a dict; 404 if there is none."""
+    provider = _fetch(conn, uuid)
+    if provider is None:
+        raise base.provider_not_found(uuid)
+    return provider
+
+
+def get_all(conn, filters=()):
+    """Providers matching every SQL condition in ``filters``, by id."""
+    stmt = _select().order_by(RP.c.id)
+    for condition in filters:
+        stmt = stmt.where(condition)
+    return [dict(row) for row in conn.execute(stmt).mappings()]
+
+
+# Conditions for get_all, built here so SQL stays in this module.
+
+def name_is(name):
+    return RP.c.name == name
+
+
+def uuid_is(uuid):
+    return RP.c.uuid == uuid
+
+
+def in_tree_of(uuid):
+    """Providers sharing a root with provider ``uuid`` (none if absent)."""
+    inner = RP.alias('tree_member')
+    return RP.c.root_provider_id.in_(
+        sa.select(inner.c.root_provider_id).where(inner.c.uuid == uuid)
+        .scalar_subquery())
+
+
+def has_capacity(resources):
+    """Providers able to take ``{class_id: amount}`` each, on their own."""
+    conditions = []
+    inv = tables.inventories
+    alloc = tables.allocations
+    for class_id, amount in resources.items():
+        used = (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
+                .where(alloc.c.resource_provider_id == inv.c.resource_provider_id)
+                .where(alloc.c.resource_class_id == class_id)
+                .scalar_subquery())
+        capacity = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+        conditions.append(RP.c.id.in_(
+            sa.select(inv.c.resource_provider_id)
+            .where(inv.c.resource_class_id == class_id)
+            .where(inv.c.min_unit <= amount)
+            .where(inv.c.max_unit >= amount)
+            .where(amount % inv.c.step_size == 0)
+            .where(capacity - used >= amount)))
+    return sa.and_(sa.true(), *conditions)
+
+
+def _duplicate(conn, uuid, name, exclude_id=None):
+    """Raise 409 if another provider already has ``uuid`` or ``name``."""
+    if uuid is not None:
+        row = base.find_provider(conn, uuid)
+        if row is not None and row.id != exclude_id:
+            raise errors.Conflict(
+                'Conflicting resource provider uuid: %s already exists.'
+                % uuid)
+    found = conn.execute(sa.select(RP.c.id).where(RP.c.name == name)
+                         .where(RP.c.id != (exclude_id or -1))).first()
+    if found is not None:
+        raise errors.Conflict(
+            'Conflicting resource provider name: %s already exists.' % name,
+            code=errors.DUPLICATE_NAME)
+
+
+def _raced_duplicate(name):
+    return errors.Conflict(
+        'Conflicting resource provider %s already exists.' % name,
+        code=errors.DUPLICATE_NAME)
+
+
+def _parent_row(conn, parent_uuid, fail):
+    """The locked row of the would-be parent; ``fail(reason)`` if absent."""
+    parent = base.find_provider(conn, parent_uuid)
+    if parent is None:
+        raise fail('parent provider UUID does not exist.')
+    # Lock it so it cannot be deleted or moved while it gains a child.
+    if not base.lock_providers(conn, [parent.id]):
+        raise fail('parent provider UUID does not exist.')
+    return parent
+
+
+def create(conn, uuid, name, parent_uuid=None):
+    """Insert a provider (generation 0) and return it."""
+    def fail(reason):
+        return errors.BadRequest(
+            'Unable to create resource provider "%s", %s: %s'
+            % (name, uuid, reason))
+
+    if parent_uuid is not None and parent_uuid == uuid:
+        raise fail('parent provider UUID cannot be same as UUID. '
+                   'Please modify your request.')
+    _duplicate(conn, uuid, name)
+    parent = None
+    if parent_uuid is not None:
+        parent = _parent_row(conn, parent_uuid, fail)
+    now = base.now()
+    try:
+        provider_id = conn.execute(RP.insert().values(
+            uuid=uuid, name=name, generation=0, created_at=now,
+            updated_at=None,
+            parent_provider_id=parent.id if parent else None,
+            root_provider_id=parent.root_provider_id if parent else None,
+        )).inserted_primary_key[0]
+    except sa_exc.IntegrityError:
+        raise _raced_duplicate(name) from None
+    if parent is None:
+        conn.execute(RP.update().where(RP.c.id == provider_id)
+                     .values(root_provider_id=provider_id))
+    return get(conn, uuid)
+
+
+def _subtree_ids(conn, provider_id):
+    """Ids of the provider and all its descendants."""
+    found = {provider_id}
+    level = [provider_id]
+    while level:
+        level = list(conn.execute(
+            sa.select(RP.c.id).where(RP.c.parent_provider_id.in_(level)))
+            .scalars())
+        level = [i for i in level if i not in found]
+        found.update(level)
+    return found
+
+
+def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
+    """Rename a provider and, if ``change_parent``, move it in the forest.
+
+    Without ``allow_reparent`` (before microversion 1.37) a provider may
+    only gain a parent, never lose or swap it.  The generation does not
+    change: renaming and moving do not touch what is allocated.
+    """
+    def fail(reason):
+        return errors.BadRequest(
+            'Unable to save resource provider %s: %s' % (uuid, reason))
+
+    current = base.get_provider(conn, uuid)
+    base.lock_providers(conn, [current.id])
+    _duplicate(conn, None, name, exclude_id=current.id)
+    values = {'name': name, 'updated_at': base.now()}
+    new_root = None
+    if change_parent:
+        old_parent_id = current.parent_provider_id
+        if parent_uuid is None:
+            if old_parent_id is not None:
+                if not allow_reparent:
+                    raise fail('un-parenting a provider is not currently '
+                               'allowed.')
+                values['parent_provider_id'] = None
+                new_root = current.id
+        else:
+            parent = _parent_row(conn, parent_uuid, fail)
+            if parent.id != old_parent_id:
+                if old_parent_id is not None and not allow_reparent:
+                    raise fail('re-parenting a provider is not currently '
+                               'allowed.')
+                subtree = _subtree_ids(conn, current.id)
+                if parent.id in subtree:
+                    raise fail('creating loop in the provider tree is not '
+                               'allowed.')
+                values['parent_provider_id'] = parent.id
+                new_root = parent.root_provider_id
+    try:
+        conn.execute(RP.update().where(RP.c.id == current.id).values(values))
+    except sa_exc.IntegrityError:
+        raise _raced_duplicate(name) from None
+    if new_root is not None and new_root != current.root_provider_id:
+        conn.execute(RP.update()
+                     .where(RP.c.id.in_(_subtree_ids(conn, current.id)))
+                     .values(root_provider_id=new_root))
+    return get(conn, uuid)
+
+
+def delete(conn, uuid):
+    """Delete a childless, unallocated provider and what hangs off it."""
+    row = base.find_provider(conn, uuid)
+    if row is None:
+        raise errors.NotFound(
+            'No resource provider with uuid %s found for delete' % uuid)
+    base.lock_providers(conn, [row.id])
+    child = conn.execute(sa.select(RP.c.id)
+                         .where(RP.c.parent_provider_id == row.id)
+                         .limit(1)).first()
+    if child is not None:
+        raise errors.Conflict(
+            'Unable to delete parent resource provider %s: It has child '
+            'resource providers.' % uuid,
+            code=errors.PROVIDER_CANNOT_DELETE_PARENT)
+    alloc = tables.allocations
+    used = conn.execute(sa.select(alloc.c.id)
+                        .where(alloc.c.resource_provider_id == row.id)
+                        .limit(1)).first()
+    if used is not None:
+        raise errors.Conflict(
+            'Unable to delete resource provider %s: Resource provider has '
+            'allocations.' % uuid, code=errors.PROVIDER_IN_USE)
+    for table in (tables.inventories, tables.resource_provider_traits,
+                  tables.resource_provider_aggregates):
+        conn.execute(table.delete()
+                     .where(table.c.resource_provider_id == row.id))
+    conn.execute(RP.delete().where(RP.c.id == row.id))
