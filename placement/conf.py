@@ -134,6 +134,9 @@ def load(args=None, config_files=None):
     except (cfg.Error, ValueError) as exc:
         raise ConfigError(f'invalid configuration: {exc}') from None
     if not conf.placement_database.connection:
+        # A private SQLite file nobody else migrates: create it on start.
         conf.set_override('connection', default_connection(conf),
+                          group='placement_database')
+        conf.set_override('sync_on_startup', True,
                           group='placement_database')
     return conf

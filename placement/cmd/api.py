@@ -8,15 +8,19 @@ start, so that they do not race each other migrating it.
 """
 import argparse
 import multiprocessing
-import os
 import sys
 
 from gunicorn.app import base as gunicorn_base
 
+from placement.cmd import common
 from placement import conf as placement_conf
 from placement import db
 from placement import deploy
 from placement.objects import bootstrap
+
+
+# Settings that older gunicorn releases do not know.
+OPTIONAL_SETTINGS = ('control_socket_disable',)
 
 
 class _Server(gunicorn_base.BaseApplication):
@@ -28,6 +32,8 @@ class _Server(gunicorn_base.BaseApplication):
 
     def load_config(self):
         for key, value in self._options.items():
+            if key in OPTIONAL_SETTINGS and key not in self.cfg.settings:
+                continue
             self.cfg.set(key, value)
 
     def load(self):
@@ -52,21 +58,25 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
+def prepare(args):
+    """Configuration and database work done once, before forking."""
+    conf = placement_conf.load(config_files=args.config_file)
+    deploy.setup_logging(conf)
+    database = db.Database(conf)
+    try:
+        bootstrap.prepare_database(
+            database, migrate=conf.placement_database.sync_on_startup)
+    finally:
+        database.engine.dispose()
+    return conf
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        conf = placement_conf.load(config_files=args.config_file)
-        deploy.setup_logging(conf)
-        database = db.Database(conf)
-        bootstrap.prepare_database(
-            database, migrate=conf.placement_database.sync_on_startup)
-        database.engine.dispose()
-    except (placement_conf.ConfigError, bootstrap.SchemaNotReady) as exc:
-        sys.stderr.write('placement-api: %s\n' % exc)
-        return 1
-    if args.config_file:
-        os.environ['OS_PLACEMENT_CONFIG_DIR'] = os.path.dirname(
-            os.path.abspath(args.config_file[0]))
+        conf = prepare(args)
+    except common.EXPECTED_ERRORS as exc:
+        return common.fail('placement-api', exc)
     options = {
         'bind': args.bind,
         'workers': args.workers,
@@ -76,6 +86,9 @@ def main(argv=None):
         # The service writes its own access line per request.
         'accesslog': None,
         'proc_name': 'placement-api',
+        # Newer gunicorn opens a control socket at one fixed path per user;
+        # several services (or test servers) on one host would fight over it.
+        'control_socket_disable': True,
     }
     _Server(conf, options).run()
     return 0

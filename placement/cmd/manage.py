@@ -1,0 +1,83 @@
+"""placement-manage: database administration.
+
+    placement-manage [--config-file F] db sync
+    placement-manage [--config-file F] db version
+    placement-manage [--config-file F] db stamp [REVISION]
+
+The configuration is read as the service reads it
+(``$OS_PLACEMENT_CONFIG_DIR/placement.conf``, then
+``/etc/placement/placement.conf``), unless ``--config-file`` names one.
+"""
+import argparse
+import sys
+
+from placement.cmd import common
+from placement import conf as placement_conf
+from placement import db
+from placement import migration
+from placement.objects import bootstrap
+
+
+def db_sync(database, args):
+    # The same work the service does at start-up with sync_on_startup:
+    # migrate, verify the head, add the standard classes and traits.
+    bootstrap.prepare_database(database, migrate=True)
+    print('database is at revision %s' % migration.current(database.engine))
+    return 0
+
+
+def db_version(database, args):
+    print(migration.current(database.engine) or 'None')
+    return 0
+
+
+def db_stamp(database, args):
+    migration.stamp(database.engine, args.revision)
+    print('database stamped at revision %s'
+          % migration.current(database.engine))
+    return 0
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog='placement-manage',
+        description='Administer the Placement database.')
+    parser.add_argument('--config-file', action='append', default=None,
+                        help='placement.conf to read (repeatable)')
+    categories = parser.add_subparsers(dest='category', required=True,
+                                       metavar='CATEGORY')
+    db_parser = categories.add_parser('db', help='database schema')
+    actions = db_parser.add_subparsers(dest='action', required=True,
+                                       metavar='ACTION')
+    actions.add_parser(
+        'sync', help='create or upgrade the schema to the newest revision '
+                     'and add the standard resource classes and traits'
+    ).set_defaults(func=db_sync)
+    actions.add_parser(
+        'version', help='print the revision the database is at'
+    ).set_defaults(func=db_version)
+    stamp = actions.add_parser(
+        'stamp', help='record REVISION as the current one without '
+                      'running migrations')
+    stamp.add_argument('revision', nargs='?', default='head',
+                       help='revision id or "head" (default)')
+    stamp.set_defaults(func=db_stamp)
+    return parser.parse_args(argv)
+
+
+def _run(args):
+    conf = placement_conf.load(config_files=args.config_file)
+    database = db.Database(conf)
+    try:
+        return args.func(database, args)
+    finally:
+        database.engine.dispose()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return common.run('placement-manage', _run, args)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""placement-status: is this deployment ready for the new code?
+
+    placement-status [--config-file F] upgrade check
+
+Runs every check, prints a table and exits with the worst result:
+0 all succeeded, 1 a warning (works, but needs attention), 2 a failure
+(the service will not work until it is fixed).  A configuration or
+database problem that stops the checks from running at all also exits 2.
+"""
+import argparse
+import collections
+import json
+import sys
+
+import sqlalchemy as sa
+
+from placement.cmd import common
+from placement import conf as placement_conf
+from placement import db
+from placement import migration
+from placement import policy
+from placement import tables
+
+SUCCESS, WARNING, FAILURE = 0, 1, 2
+RESULT_NAMES = {SUCCESS: 'Success', WARNING: 'Warning', FAILURE: 'Failure'}
+
+Result = collections.namedtuple('Result', 'code details')
+
+
+def check_schema(conf, engine):
+    current = migration.current(engine)
+    head = migration.head()
+    if current == head:
+        return Result(SUCCESS, 'schema is at revision %s' % head)
+    if current is None:
+        return Result(FAILURE, 'the database has no placement schema; run '
+                               '"placement-manage db sync"')
+    return Result(FAILURE, 'schema is at revision %s, this code needs %s; '
+                           'run "placement-manage db sync"' % (current, head))
+
+
+def check_root_providers(conf, engine):
+    rps = tables.resource_providers
+    with engine.connect() as conn:
+        missing = conn.execute(sa.select(sa.func.count()).where(
+            rps.c.root_provider_id.is_(None))).scalar()
+    if missing:
+        return Result(FAILURE, '%d resource providers have no root provider '
+                               'id; provider trees cannot be resolved'
+                      % missing)
+    return Result(SUCCESS, 'every resource provider has a root provider id')
+
+
+def check_incomplete_consumers(conf, engine):
+    """Consumers written before microversion 1.8 carry placeholder project
+    and user ids, and very old allocations may have no consumer row."""
+    consumers = tables.consumers
+    projects = tables.projects
+    allocations = tables.allocations
+    with engine.connect() as conn:
+        incomplete = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(consumers.join(
+                projects, consumers.c.project_id == projects.c.id))
+            .where(projects.c.external_id
+                   == conf.placement.incomplete_consumer_project_id)
+        ).scalar()
+        orphaned = conn.execute(
+            sa.select(sa.func.count(sa.distinct(allocations.c.consumer_id)))
+            .select_from(allocations.outerjoin(
+                consumers, allocations.c.consumer_id == consumers.c.uuid))
+            .where(consumers.c.id.is_(None))
+        ).scalar()
+    problems = []
+    if incomplete:
+        problems.append(
+            '%d consumers have the placeholder project %s (written before '
+            'microversion 1.8); they are completed when their allocations '
+            'are next written with a project and user'
+            % (incomplete, conf.placement.incomplete_consumer_project_id))
+    if orphaned:
+        problems.append('%d consumers have allocations but no consumer '
+                        'record' % orphaned)
+    if problems:
+        return Result(WARNING, '; '.join(problems))
+    return Result(SUCCESS, 'no incomplete consumers')
+
+
+def check_policy(conf, engine):
+    try:
+        enforcer = policy.make_enforcer(conf)
+    except Exception as exc:  # noqa: BLE001 - any parse error is the answer
+        return Result(FAILURE, 'policy file %s cannot be loaded: %s' % (
+            conf.oslo_policy.policy_file, common.error_line(exc)))
+    if not enforcer.policy_path:
+        return Result(SUCCESS, 'no policy file; the built-in defaults apply')
+    unknown = sorted(set(enforcer.file_rules) - set(enforcer.registered_rules))
+    if unknown:
+        return Result(WARNING, '%s names rules this service does not have: '
+                               '%s' % (enforcer.policy_path,
+                                       ', '.join(unknown)))
+    if _is_json(enforcer.policy_path):
+        return Result(WARNING, '%s is JSON; oslo.policy prefers YAML '
+                               '(oslopolicy-convert-json-to-yaml converts it)'
+                      % enforcer.policy_path)
+    return Result(SUCCESS, '%s loads' % enforcer.policy_path)
+
+
+def _is_json(path):
+    try:
+        with open(path) as f:
+            json.load(f)
+    except ValueError:
+        return False
+    return True
+
+
+# (name, check, needs the schema at head)
+CHECKS = [
+    ('Database schema', check_schema, False),
+    ('Root provider ids', check_root_providers, True),
+    ('Incomplete consumers', check_incomplete_consumers, True),
+    ('Policy file', check_policy, False),
+]
+
+
+def run_checks(conf, engine):
+    results = []
+    schema_ready = True
+    for name, check, needs_schema in CHECKS:
+        if needs_schema and not schema_ready:
+            result = Result(FAILURE, 'not checked: the schema is not at head')
+        else:
+            result = check(conf, engine)
+        if check is check_schema:
+            schema_ready = result.code == SUCCESS
+        results.append((name, result))
+    return results
+
+
+def format_table(results):
+    rows = [('Check', 'Result', 'Details')] + [
+        (name, RESULT_NAMES[result.code], result.details)
+        for name, result in results]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    rule = '+' + '+'.join('-' * (w + 2) for w in widths) + '+'
+    lines = [rule]
+    for index, row in enumerate(rows):
+        lines.append('| ' + ' | '.join(
+            cell.ljust(width) for cell, width in zip(row, widths)) + ' |')
+        if index == 0:
+            lines.append(rule)
+    lines.append(rule)
+    return '\n'.join(lines)
+
+
+def upgrade_check(conf):
+    database = db.Database(conf)
+    try:
+        results = run_checks(conf, database.engine)
+    finally:
+        database.engine.dispose()
+    print(format_table(results))
+    return max(result.code for _name, result in results)
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog='placement-status',
+        description='Check that the deployment is ready for this release.')
+    parser.add_argument('--config-file', action='append', default=None,
+                        help='placement.conf to read (repeatable)')
+    categories = parser.add_subparsers(dest='category', required=True,
+                                       metavar='CATEGORY')
+    upgrade = categories.add_parser('upgrade', help='upgrade readiness')
+    actions = upgrade.add_subparsers(dest='action', required=True,
+                                     metavar='ACTION')
+    actions.add_parser('check', help='run the upgrade checks')
+    return parser.parse_args(argv)
+
+
+def _run(args):
+    conf = placement_conf.load(config_files=args.config_file)
+    return upgrade_check(conf)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    return common.run('placement-status', _run, args, failure_code=FAILURE)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
