@@ -1,29 +1,104 @@
-"""Handlers: resource_class (being written)."""
-import webob.exc
-
+"""Handlers: /resource_classes (from 1.2)."""
+from placement import errors
+from placement import microversion
 from placement import util
+from placement.objects import resource_class as rc_obj
+from placement.schemas import resource_class as schema
+
+RESOURCE_CLASSES_VERSION = (1, 2)
+# From 1.7 PUT creates (or confirms) a class instead of renaming one.
+PUT_CREATES_VERSION = (1, 7)
+
+
+def _path(name):
+    return '/resource_classes/' + name
+
+
+def _view(req, row):
+    return {'name': row.name, 'links': [util.link(req, _path(row.name))]}
+
+
+def _last_modified(rows):
+    return util.newest(*(stamp for row in rows
+                         for stamp in (row.created_at, row.updated_at)))
+
+
+def _created_or_found(req, row, created):
+    response = util.empty_response(req, 201 if created else 204)
+    response.location = util.location(req, _path(row.name))
+    return response
 
 
 @util.handler
-def create_resource_class(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def delete_resource_class(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def get_resource_class(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
+@microversion.since(RESOURCE_CLASSES_VERSION)
 def list_resource_classes(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:list')
+    with ctx.database.reader() as conn:
+        rows = rc_obj.list_classes(conn)
+    return util.json_response(
+        req, {'resource_classes': [_view(req, row) for row in rows]},
+        last_modified=_last_modified(rows))
 
 
 @util.handler
+@microversion.since(RESOURCE_CLASSES_VERSION)
+@util.require_json_content
+def create_resource_class(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:create')
+    data = util.extract_json(req, schema.RESOURCE_CLASS)
+    row = ctx.database.write(rc_obj.create_class, data['name'])
+    return _created_or_found(req, row, True)
+
+
+@util.handler
+@microversion.since(RESOURCE_CLASSES_VERSION)
+def get_resource_class(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:show')
+    name = req.urlvars['name']
+    with ctx.database.reader() as conn:
+        row = rc_obj.get_class(conn, name)
+    if row is None:
+        raise errors.not_found('No such resource class %s.' % name)
+    return util.json_response(req, _view(req, row),
+                              last_modified=_last_modified([row]))
+
+
+@util.handler
+@microversion.since(RESOURCE_CLASSES_VERSION)
 def update_resource_class(req):
-    raise webob.exc.HTTPNotImplemented()
+    if microversion.at_least(req, PUT_CREATES_VERSION):
+        return _create_or_verify(req)
+    return _rename(req)
+
+
+def _create_or_verify(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:update')
+    name = req.urlvars['name']
+    # The name in the URL must be one a client could POST.
+    util.validate({'name': name}, schema.RESOURCE_CLASS)
+    row, created = ctx.database.write(rc_obj.ensure_class, name)
+    return _created_or_found(req, row, created)
+
+
+@util.require_json_content
+def _rename(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:update')
+    data = util.extract_json(req, schema.RESOURCE_CLASS)
+    row = ctx.database.write(rc_obj.rename_class, req.urlvars['name'],
+                             data['name'])
+    return util.json_response(req, _view(req, row),
+                              last_modified=_last_modified([row]))
+
+
+@util.handler
+@microversion.since(RESOURCE_CLASSES_VERSION)
+def delete_resource_class(req):
+    ctx = util.context(req)
+    ctx.can('placement:resource_classes:delete')
+    ctx.database.write(rc_obj.delete_class, req.urlvars['name'])
+    return util.empty_response(req)

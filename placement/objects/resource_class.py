@@ -1,0 +1,102 @@
+"""Resource classes: the standard ones (os-resource-classes, synced at
+start-up with id = position in its list) and ``CUSTOM_`` ones, whose ids
+start at 10000 so they never collide with a future standard class."""
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+RC = tables.resource_classes
+CUSTOM_PREFIX = 'CUSTOM_'
+FIRST_CUSTOM_ID = 10000
+
+_COLUMNS = (RC.c.id, RC.c.name, RC.c.created_at, RC.c.updated_at)
+
+
+def list_classes(conn):
+    """Rows (id, name, created_at, updated_at) of every class, by id."""
+    return conn.execute(sa.select(*_COLUMNS).order_by(RC.c.id)).all()
+
+
+def get_class(conn, name):
+    """The class row named ``name``, or None."""
+    return conn.execute(sa.select(*_COLUMNS).where(RC.c.name == name)).first()
+
+
+def _require(conn, name):
+    row = get_class(conn, name)
+    if row is None:
+        raise errors.NotFound('No such resource class %s.' % name)
+    return row
+
+
+def _insert(conn, name):
+    """Insert custom class ``name`` with the next free custom id."""
+    highest = conn.execute(sa.select(sa.func.max(RC.c.id))).scalar() or 0
+    try:
+        conn.execute(RC.insert().values(
+            id=max(highest + 1, FIRST_CUSTOM_ID), name=name,
+            created_at=base.now()))
+    except sa_exc.IntegrityError:
+        # A concurrent create took the id or the name; the retry either
+        # picks the next id or finds the name taken.
+        raise errors.RetryableConflict(
+            'Resource classes were created concurrently.') from None
+    return get_class(conn, name)
+
+
+def create_class(conn, name):
+    """Create custom class ``name``; 409 if it exists."""
+    if get_class(conn, name) is not None:
+        raise errors.Conflict(
+            'Conflicting resource class already exists: %s' % name,
+            code=errors.DUPLICATE_NAME)
+    return _insert(conn, name)
+
+
+def ensure_class(conn, name):
+    """Create custom class ``name`` unless it exists: (row, created)."""
+    row = get_class(conn, name)
+    if row is not None:
+        return row, False
+    return _insert(conn, name), True
+
+
+def rename_class(conn, name, new_name):
+    """Rename custom class ``name`` (the pre-1.7 PUT); return its row."""
+    row = _require(conn, name)
+    if not name.startswith(CUSTOM_PREFIX):
+        raise errors.BadRequest(
+            'Cannot update standard resource class %s' % name)
+    if new_name != name:
+        if get_class(conn, new_name) is not None:
+            raise errors.Conflict(
+                'Resource class already exists: %s' % new_name,
+                code=errors.DUPLICATE_NAME)
+        try:
+            conn.execute(RC.update().where(RC.c.id == row.id)
+                         .values(name=new_name, updated_at=base.now()))
+        except sa_exc.IntegrityError:
+            raise errors.RetryableConflict(
+                'Resource class %s was created concurrently.'
+                % new_name) from None
+    return get_class(conn, new_name)
+
+
+def delete_class(conn, name):
+    """Delete custom class ``name`` unless inventory or usage refers to it."""
+    row = _require(conn, name)
+    if not name.startswith(CUSTOM_PREFIX):
+        raise errors.BadRequest(
+            'Cannot delete standard resource class %s.' % name)
+    for table in (tables.inventories, tables.allocations):
+        used = conn.execute(sa.select(table.c.id)
+                            .where(table.c.resource_class_id == row.id)
+                            .limit(1)).first()
+        if used is not None:
+            raise errors.Conflict(
+                'Error in delete resource class %s: Class is in use in '
+                'inventory.' % name)
+    conn.execute(RC.delete().where(RC.c.id == row.id))
