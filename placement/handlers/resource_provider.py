@@ -2,6 +2,7 @@
 import uuid as uuidlib
 
 from placement import microversion
+from placement import query
 from placement import util
 from placement.objects import resource_provider as rp_obj
 from placement.schemas import resource_provider as schema
@@ -101,12 +102,12 @@ def delete_resource_provider(req):
 
 
 def _list_query_schema(req):
-    for version, query in (((1, 18), schema.LIST_QUERY_1_18),
-                           ((1, 14), schema.LIST_QUERY_1_14),
-                           ((1, 4), schema.LIST_QUERY_1_4),
-                           ((1, 3), schema.LIST_QUERY_1_3)):
+    for version, query_schema in (((1, 18), schema.LIST_QUERY_1_18),
+                                  ((1, 14), schema.LIST_QUERY_1_14),
+                                  ((1, 4), schema.LIST_QUERY_1_4),
+                                  ((1, 3), schema.LIST_QUERY_1_3)):
         if microversion.at_least(req, version):
-            return query
+            return query_schema
     return schema.LIST_QUERY
 
 
@@ -115,16 +116,19 @@ def list_resource_providers(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'list')
     params = util.validate_query(req, _list_query_schema(req))
-    filters = []
+    version = microversion.get(req)
+    filters = {key: util.normalize_uuid(params[key])
+               for key in ('uuid', 'in_tree') if key in params}
     if 'name' in params:
-        filters.append(rp_obj.name_is(params['name']))
-    if 'uuid' in params:
-        filters.append(rp_obj.uuid_is(util.normalize_uuid(params['uuid'])))
-    if 'in_tree' in params:
-        filters.append(rp_obj.in_tree_of(
-            util.normalize_uuid(params['in_tree'])))
+        filters['name'] = params['name']
+    if 'resources' in params:
+        filters['resources'] = query.parse_resources(params['resources'])
+    if 'required' in params:
+        filters['traits'] = query.required_traits(req.GET, version)
+    if 'member_of' in params:
+        filters['member_of'] = query.member_of(req.GET, version)
     with ctx.database.reader() as conn:
-        providers = rp_obj.get_all(conn, filters)
+        providers = rp_obj.get_all(conn, **filters)
     return util.json_response(
         req, {'resource_providers': [serialize(req, p) for p in providers]},
         last_modified=_modified(*providers))

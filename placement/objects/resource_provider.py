@@ -10,6 +10,7 @@ from sqlalchemy import exc as sa_exc
 from placement import errors
 from placement import tables
 from placement.objects import base
+from placement.objects import provider_filter
 
 RP = tables.resource_providers
 _PARENT = RP.alias('parent')
@@ -41,51 +42,38 @@ def get(conn, uuid):
     return provider
 
 
-def get_all(conn, filters=()):
-    """Providers matching every SQL condition in ``filters``, by id."""
+def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
+            traits=None, member_of=None):
+    """Providers matching every filter given, by id.
+
+    ``resources`` is {class name: amount} each provider must be able to
+    take on its own; ``traits`` a query.TraitFilter; ``member_of`` a
+    query.AggregateFilter; ``in_tree`` the UUID of any provider of a tree.
+    Unknown classes and traits are a 400, unknown aggregates match nothing.
+    """
     stmt = _select().order_by(RP.c.id)
-    for condition in filters:
-        stmt = stmt.where(condition)
+    if name is not None:
+        stmt = stmt.where(RP.c.name == name)
+    if uuid is not None:
+        stmt = stmt.where(RP.c.uuid == uuid)
+    if in_tree is not None:
+        stmt = stmt.where(provider_filter.in_tree_clause(
+            RP.c.root_provider_id, provider_filter.root_of(conn, in_tree)))
+    if resources:
+        class_ids = provider_filter.resolve_resource_classes(conn, resources)
+        for class_name, amount in resources.items():
+            stmt = stmt.where(provider_filter.capacity_clause(
+                RP.c.id, class_ids[class_name], amount))
+    if traits:
+        required, forbidden = provider_filter.trait_id_filter(
+            traits, provider_filter.resolve_traits(conn, traits.names()))
+        stmt = stmt.where(
+            provider_filter.traits_clause(RP.c.id, required, forbidden))
+    if member_of:
+        uuids = set(member_of.forbidden).union(*member_of.required)
+        stmt = stmt.where(provider_filter.member_of_clause(
+            RP.c.id, member_of, provider_filter.resolve_aggregates(conn, uuids)))
     return [dict(row) for row in conn.execute(stmt).mappings()]
-
-
-# Conditions for get_all, built here so SQL stays in this module.
-
-def name_is(name):
-    return RP.c.name == name
-
-
-def uuid_is(uuid):
-    return RP.c.uuid == uuid
-
-
-def in_tree_of(uuid):
-    """Providers sharing a root with provider ``uuid`` (none if absent)."""
-    inner = RP.alias('tree_member')
-    return RP.c.root_provider_id.in_(
-        sa.select(inner.c.root_provider_id).where(inner.c.uuid == uuid)
-        .scalar_subquery())
-
-
-def has_capacity(resources):
-    """Providers able to take ``{class_id: amount}`` each, on their own."""
-    conditions = []
-    inv = tables.inventories
-    alloc = tables.allocations
-    for class_id, amount in resources.items():
-        used = (sa.select(sa.func.coalesce(sa.func.sum(alloc.c.used), 0))
-                .where(alloc.c.resource_provider_id == inv.c.resource_provider_id)
-                .where(alloc.c.resource_class_id == class_id)
-                .scalar_subquery())
-        capacity = (inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
-        conditions.append(RP.c.id.in_(
-            sa.select(inv.c.resource_provider_id)
-            .where(inv.c.resource_class_id == class_id)
-            .where(inv.c.min_unit <= amount)
-            .where(inv.c.max_unit >= amount)
-            .where(amount % inv.c.step_size == 0)
-            .where(capacity - used >= amount)))
-    return sa.and_(sa.true(), *conditions)
 
 
 def _duplicate(conn, uuid, name, exclude_id=None):
