@@ -1,14 +1,56 @@
-"""Handlers: aggregate (being written)."""
-import webob.exc
-
+"""Handlers: /resource_providers/{uuid}/aggregates (from 1.1)."""
+from placement import microversion
 from placement import util
+from placement.objects import aggregate as aggregate_obj
+from placement.objects import base
+from placement.schemas import aggregate as schema
+
+AGGREGATES_VERSION = (1, 1)
+# From 1.19 the body carries the provider generation, which PUT checks
+# and bumps.
+GENERATION_VERSION = (1, 19)
+
+
+def _response(req, aggregates, generation, last_modified=None):
+    body = {'aggregates': list(aggregates)}
+    if microversion.at_least(req, GENERATION_VERSION):
+        body['resource_provider_generation'] = generation
+    return util.json_response(req, body, last_modified=last_modified)
 
 
 @util.handler
+@microversion.since(AGGREGATES_VERSION)
 def get_aggregates(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:aggregates:list')
+    with ctx.database.reader() as conn:
+        provider = base.get_provider(conn, req.urlvars['uuid'])
+        rows = aggregate_obj.provider_aggregates(conn, provider.id)
+    return _response(req, (row.uuid for row in rows), provider.generation,
+                     last_modified=util.newest(*(row.created_at
+                                                 for row in rows)))
 
 
 @util.handler
+@microversion.since(AGGREGATES_VERSION)
+@util.require_json_content
 def set_aggregates(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:aggregates:update')
+    uuid = req.urlvars['uuid']
+    # An unknown provider is a 404 whatever the body says.
+    with ctx.database.reader() as conn:
+        base.get_provider(conn, uuid)
+    if microversion.at_least(req, GENERATION_VERSION):
+        data = util.extract_json(req, schema.SET_AGGREGATES_V1_19)
+        aggregates = data['aggregates']
+        client_generation = data['resource_provider_generation']
+    else:
+        aggregates = util.extract_json(req, schema.SET_AGGREGATES_V1_1)
+        client_generation = None
+    # Stored in canonical form, which is what member_of filters compare.
+    aggregates = list(dict.fromkeys(util.normalize_uuid(value)
+                                    for value in aggregates))
+    generation = ctx.database.write(aggregate_obj.set_aggregates, uuid,
+                                    aggregates, client_generation)
+    return _response(req, aggregates, generation)

@@ -126,6 +126,15 @@ GENERATION_CONFLICT = ("Resource provider's generation already changed. "
                        "Please update the generation and try again.")
 
 
+def lock_provider(conn, uuid):
+    """Lock provider ``uuid``; 404 if absent; return (id, generation)."""
+    row = get_provider(conn, uuid)
+    generation = lock_providers(conn, [row.id]).get(row.id)
+    if generation is None:
+        raise provider_not_found(uuid)
+    return row.id, generation
+
+
 def lock_provider_at(conn, uuid, generation):
     """Lock provider ``uuid`` for a client write made at ``generation``.
 
@@ -133,11 +142,8 @@ def lock_provider_at(conn, uuid, generation):
     stale; return the provider's id.  The caller then bumps the generation
     with ``bump_generation(conn, provider_id, generation)``.
     """
-    row = get_provider(conn, uuid)
-    current = lock_providers(conn, [row.id]).get(row.id)
-    if current is None:
-        raise provider_not_found(uuid)
+    provider_id, current = lock_provider(conn, uuid)
     if current != generation:
         raise errors.Conflict(GENERATION_CONFLICT,
                               code=errors.CONCURRENT_UPDATE)
-    return row.id
+    return provider_id

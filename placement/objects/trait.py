@@ -132,9 +132,6 @@ def set_provider_traits(conn, uuid, names, generation):
 
 def delete_provider_traits(conn, uuid):
     """Remove every trait of provider ``uuid``; bump its generation."""
-    provider_id = base.get_provider(conn, uuid).id
-    generation = base.lock_providers(conn, [provider_id]).get(provider_id)
-    if generation is None:
-        raise base.provider_not_found(uuid)
+    provider_id, generation = base.lock_provider(conn, uuid)
     _replace_provider_traits(conn, provider_id, ())
     base.bump_generation(conn, provider_id, generation)

@@ -1,0 +1,77 @@
+"""Aggregates a provider belongs to.
+
+An aggregate is only a UUID (``placement_aggregates``); membership rows
+link it to providers.  Aggregates left without members are kept, as
+upstream does: they cost a row and may be reused.
+"""
+import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+
+AGG = tables.placement_aggregates
+RP_AGG = tables.resource_provider_aggregates
+
+
+def provider_aggregates(conn, provider_id):
+    """Rows (uuid, created_at) of the provider's aggregates, by UUID."""
+    return conn.execute(
+        sa.select(AGG.c.uuid, RP_AGG.c.created_at)
+        .select_from(RP_AGG.join(AGG, RP_AGG.c.aggregate_id == AGG.c.id))
+        .where(RP_AGG.c.resource_provider_id == provider_id)
+        .order_by(AGG.c.uuid)).all()
+
+
+def _aggregate_ids(conn, uuids):
+    """{uuid: id} for ``uuids``, creating the aggregates not yet known."""
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    found = dict(conn.execute(
+        sa.select(AGG.c.uuid, AGG.c.id).where(AGG.c.uuid.in_(uuids))).all())
+    missing = sorted(uuids - set(found))
+    if missing:
+        now = base.now()
+        try:
+            conn.execute(AGG.insert(), [{'uuid': uuid, 'created_at': now}
+                                        for uuid in missing])
+        except sa_exc.IntegrityError:
+            # Another provider's request created one of them; run again.
+            raise errors.RetryableConflict(
+                'Aggregates were created concurrently.') from None
+        found.update(conn.execute(
+            sa.select(AGG.c.uuid, AGG.c.id)
+            .where(AGG.c.uuid.in_(missing))).all())
+    return found
+
+
+def set_aggregates(conn, uuid, aggregate_uuids, generation=None):
+    """Make ``aggregate_uuids`` the aggregates of provider ``uuid``.
+
+    With ``generation`` (from 1.19) the client's generation is checked and
+    bumped; without it the generation is left alone, as before 1.19.
+    Return the provider's generation afterwards.
+    """
+    if generation is None:
+        provider_id, generation = base.lock_provider(conn, uuid)
+    else:
+        provider_id = base.lock_provider_at(conn, uuid, generation)
+        generation = base.bump_generation(conn, provider_id, generation)
+    wanted = set(_aggregate_ids(conn, aggregate_uuids).values())
+    current = set(conn.execute(
+        sa.select(RP_AGG.c.aggregate_id)
+        .where(RP_AGG.c.resource_provider_id == provider_id)).scalars())
+    gone = current - wanted
+    if gone:
+        conn.execute(RP_AGG.delete()
+                     .where(RP_AGG.c.resource_provider_id == provider_id)
+                     .where(RP_AGG.c.aggregate_id.in_(gone)))
+    added = sorted(wanted - current)
+    if added:
+        now = base.now()
+        conn.execute(RP_AGG.insert(), [
+            {'resource_provider_id': provider_id, 'aggregate_id': agg_id,
+             'created_at': now} for agg_id in added])
+    return generation
