@@ -99,8 +99,9 @@ def validate_query(req, schema):
     try:
         _validator(schema).validate(params)
     except jsonschema.ValidationError as exc:
+        # Full text, as for bodies: clients match 'Failed validating ...'.
         raise errors.bad_request(
-            'Invalid query string parameters: %s' % exc.message) from None
+            'Invalid query string parameters: %s' % exc) from None
     return params
 
 
