@@ -33,9 +33,13 @@ ADMIN_HEADERS = {
 
 
 class TestDatabase:
-    """A fresh database on one backend; ``url`` is for the service."""
+    """A fresh database on one backend; ``url`` is for the service.
 
-    def __init__(self, backend, workdir):
+    ``server_url`` names another database server than the environment's
+    (a private one a test may stop and start).
+    """
+
+    def __init__(self, backend, workdir, server_url=None):
         self.backend = backend
         self.name = 'ptest_' + uuid.uuid4().hex[:12]
         if backend == 'sqlite':
@@ -44,7 +48,7 @@ class TestDatabase:
             return
         env = {'mysql': 'PLACEMENT_TEST_MYSQL_URL',
                'postgresql': 'PLACEMENT_TEST_POSTGRESQL_URL'}[backend]
-        self._server_url = sa.engine.make_url(os.environ[env])
+        self._server_url = sa.engine.make_url(server_url or os.environ[env])
         engine = sa.create_engine(self._server_url,
                                   isolation_level='AUTOCOMMIT')
         with engine.connect() as conn:
