@@ -1,29 +1,134 @@
-"""Handlers: allocation (being written)."""
-import webob.exc
-
+"""Handlers for /allocations and /resource_providers/{uuid}/allocations."""
+from placement import errors
+from placement import microversion
 from placement import util
+from placement.objects import allocation as alloc_obj
+from placement.objects import consumer as consumer_obj
+from placement.schemas import allocation as schema
+
+POLICY = 'placement:allocations:%s'
 
 
-@util.handler
-def delete_allocations(req):
-    raise webob.exc.HTTPNotImplemented()
+def _consumer_uuid(req):
+    """The consumer UUID of the URL, dashed; None if it is not a UUID."""
+    value = req.urlvars['consumer_uuid']
+    return util.normalize_uuid(value) if util.is_uuid(value) else None
+
+
+def _by_provider(req, allocations):
+    """{provider uuid: {class: amount}} from either body format.
+
+    Before 1.12 the allocations are a list of provider/resources pairs
+    (a provider listed twice gets the sum of its entries).
+    """
+    result = {}
+    if not microversion.at_least(req, (1, 12)):
+        for item in allocations:
+            uuid = util.normalize_uuid(item['resource_provider']['uuid'])
+            resources = result.setdefault(uuid, {})
+            for name, amount in item['resources'].items():
+                resources[name] = resources.get(name, 0) + amount
+        return result
+    return {util.normalize_uuid(uuid): dict(entry['resources'])
+            for uuid, entry in allocations.items()}
+
+
+def consumer_write(req, consumer_uuid, body):
+    """An ``alloc_obj.ConsumerWrite`` from one consumer's request body."""
+    write = alloc_obj.ConsumerWrite(
+        uuid=consumer_uuid,
+        allocations=_by_provider(req, body['allocations']),
+        project_id=body.get('project_id'), user_id=body.get('user_id'))
+    if not microversion.at_least(req, (1, 8)):
+        conf = util.context(req).config.placement
+        write.project_id = conf.incomplete_consumer_project_id
+        write.user_id = conf.incomplete_consumer_user_id
+        write.owner_given = False
+    if microversion.at_least(req, (1, 28)):
+        write.generation = body['consumer_generation']
+    if microversion.at_least(req, (1, 38)):
+        write.consumer_type = body['consumer_type']
+    return write
+
+
+def consumer_writes(req, data):
+    """The writes of a multi-consumer body (POST /allocations, reshaper)."""
+    return [consumer_write(req, util.normalize_uuid(uuid), body)
+            for uuid, body in data.items()]
 
 
 @util.handler
 def get_allocations(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can(POLICY % 'list')
+    consumer_uuid = _consumer_uuid(req)
+    consumer, allocations, modified = None, {}, None
+    if consumer_uuid is not None:
+        with ctx.database.reader() as conn:
+            consumer, allocations, modified = alloc_obj.get_for_consumer(
+                conn, consumer_uuid)
+    body = {'allocations': allocations}
+    if consumer is not None:
+        if microversion.at_least(req, (1, 12)):
+            body['project_id'] = consumer['project_id']
+            body['user_id'] = consumer['user_id']
+        if microversion.at_least(req, (1, 28)):
+            body['consumer_generation'] = consumer['generation']
+        if microversion.at_least(req, (1, 38)):
+            body['consumer_type'] = (consumer['consumer_type']
+                                     or consumer_obj.UNKNOWN_TYPE)
+    return util.json_response(req, body, last_modified=modified)
+
+
+@util.handler
+@util.require_json_content
+def set_allocations_for_consumer(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'update')
+    consumer_uuid = _consumer_uuid(req)
+    if consumer_uuid is None:
+        raise errors.bad_request('Malformed consumer_uuid: %s'
+                                 % req.urlvars['consumer_uuid'])
+    data = util.extract_json(req, schema.put_schema(microversion.get(req)))
+    ctx.database.write(alloc_obj.write,
+                       [consumer_write(req, consumer_uuid, data)])
+    return util.empty_response(req)
+
+
+@util.handler
+@microversion.since((1, 13))
+@util.require_json_content
+def set_allocations(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'manage')
+    data = util.extract_json(req, schema.post_schema(microversion.get(req)))
+    ctx.database.write(alloc_obj.write, consumer_writes(req, data))
+    return util.empty_response(req)
+
+
+@util.handler
+def delete_allocations(req):
+    ctx = util.context(req)
+    ctx.can(POLICY % 'delete')
+    consumer_uuid = _consumer_uuid(req)
+    if consumer_uuid is None:
+        raise errors.not_found("No allocations for consumer '%s'"
+                               % req.urlvars['consumer_uuid'])
+    ctx.database.write(alloc_obj.delete_for_consumer, consumer_uuid)
+    return util.empty_response(req)
 
 
 @util.handler
 def list_for_resource_provider(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def set_allocations(req):
-    raise webob.exc.HTTPNotImplemented()
-
-
-@util.handler
-def set_allocations_for_consumer(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:allocations:list')
+    with ctx.database.reader() as conn:
+        generation, allocations, consumer_generations, modified = (
+            alloc_obj.get_for_provider(conn, req.urlvars['uuid']))
+    if microversion.at_least(req, (1, 28)):
+        for consumer_uuid, entry in allocations.items():
+            entry['consumer_generation'] = consumer_generations.get(
+                consumer_uuid)
+    return util.json_response(
+        req, {'resource_provider_generation': generation,
+              'allocations': allocations}, last_modified=modified)

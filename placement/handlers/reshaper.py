@@ -1,9 +1,27 @@
-"""Handlers: reshaper (being written)."""
-import webob.exc
-
+"""Handler for POST /reshaper (1.30)."""
+from placement import microversion
 from placement import util
+from placement.handlers import allocation
+from placement.handlers import inventory
+from placement.objects import reshaper as reshaper_obj
+from placement.schemas import reshaper as schema
 
 
 @util.handler
+@microversion.since((1, 30))
+@util.require_json_content
 def reshape(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:reshaper:reshape')
+    data = util.extract_json(req, schema.post_schema(microversion.get(req)))
+    inventories = {}
+    for uuid, body in data['inventories'].items():
+        uuid = util.normalize_uuid(uuid)
+        inventories[uuid] = (
+            body['resource_provider_generation'],
+            {name: inventory._record(  # noqa: SLF001 - same rules as PUT
+                req, uuid, name, fields, 'update')
+             for name, fields in body['inventories'].items()})
+    writes = allocation.consumer_writes(req, data['allocations'])
+    ctx.database.write(reshaper_obj.reshape, inventories, writes)
+    return util.empty_response(req)

@@ -1,14 +1,34 @@
-"""Handlers: usage (being written)."""
-import webob.exc
-
+"""Handlers for /resource_providers/{uuid}/usages and /usages."""
+from placement import microversion
 from placement import util
-
-
-@util.handler
-def get_total_usages(req):
-    raise webob.exc.HTTPNotImplemented()
+from placement.objects import usage as usage_obj
+from placement.schemas import usage as schema
 
 
 @util.handler
 def list_usages(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:resource_providers:usages')
+    with ctx.database.reader() as conn:
+        generation, usages = usage_obj.for_provider(conn, req.urlvars['uuid'])
+    return util.json_response(req, {'resource_provider_generation': generation,
+                                    'usages': usages})
+
+
+@util.handler
+@microversion.since((1, 9))
+def get_total_usages(req):
+    ctx = util.context(req)
+    by_type = microversion.at_least(req, (1, 38))
+    query = util.validate_query(
+        req, schema.QUERY_1_38 if by_type else schema.QUERY)
+    project_id, user_id = query['project_id'], query.get('user_id')
+    ctx.can('placement:usages',
+            target={'project_id': project_id, 'user_id': user_id})
+    with ctx.database.reader() as conn:
+        if by_type:
+            usages = usage_obj.for_project_by_type(
+                conn, project_id, user_id, query.get('consumer_type'))
+        else:
+            usages = usage_obj.for_project(conn, project_id, user_id)
+    return util.json_response(req, {'usages': usages})

@@ -1,0 +1,299 @@
+"""Allocations: what each consumer uses of each provider.
+
+``write`` replaces the allocations of one or more consumers in one
+transaction, in this order (the reshaper runs the same steps through
+``lock_named_providers`` and ``apply``):
+
+1. Lock the providers that will receive allocations.  Their lookup by
+   uuid is itself the locking read, and it is the transaction's first
+   statement: on MariaDB under REPEATABLE-READ the snapshot that later
+   plain reads (inventories, usages) see is taken at the first plain read,
+   so it is taken only once no competing writer of these providers is
+   left running (see ``objects/base.py``).  MariaDB takes these locks in
+   uuid-index order; should that deadlock with a writer locking in id
+   order, the database notices and ``Database.write`` runs us again.
+2. Lock the consumers (``consumer.lock``) and check the generations the
+   client named (1.28+).
+3. Delete the consumers' current allocations, then check the new ones
+   against inventory and against the usage that remains, write them and
+   bump the generation of every provider that received some.
+4. Delete the consumers left without allocations.
+
+Removing allocations never needs a provider lock: it can only free
+capacity.
+"""
+import collections
+import dataclasses
+import typing
+
+import sqlalchemy as sa
+
+from placement import errors
+from placement import tables
+from placement.objects import base
+from placement.objects import consumer as consumer_obj
+
+ALLOC = tables.allocations
+INV = tables.inventories
+RP = tables.resource_providers
+
+
+class _Unchecked:
+    """Marker: the client named no consumer generation (before 1.28)."""
+
+    def __repr__(self):
+        return 'UNCHECKED'
+
+
+UNCHECKED = _Unchecked()
+
+
+@dataclasses.dataclass
+class ConsumerWrite:
+    """The complete new allocations of one consumer.
+
+    ``allocations`` is {provider uuid: {class name: amount}}; empty means
+    "remove them all".  ``owner_given`` is False before 1.8, when
+    ``project_id``/``user_id`` are the configured placeholders and only
+    apply to a consumer created by this write.  ``consumer_type`` None
+    leaves an existing consumer's type as it is (before 1.38).
+    """
+    uuid: str
+    allocations: dict
+    project_id: str
+    user_id: str
+    owner_given: bool = True
+    generation: typing.Any = UNCHECKED
+    consumer_type: typing.Optional[str] = None
+
+
+def _conflict_if(condition, detail):
+    if condition:
+        raise errors.Conflict(detail, code=errors.CONCURRENT_UPDATE)
+
+
+def lock_named_providers(conn, uuids):
+    """Lock the providers named by ``uuids``; return {uuid: id}.
+
+    Meant to be the first statement of a write (see the module
+    docstring); providers that do not exist are absent from the result.
+    """
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    stmt = sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
+    if conn.dialect.name != 'sqlite':
+        stmt = stmt.with_for_update()
+    return dict(conn.execute(stmt).all())
+
+
+def providers_named(writes):
+    return {uuid for write in writes for uuid in write.allocations}
+
+
+def write(conn, writes):
+    """Replace the allocations of every consumer in ``writes``."""
+    apply(conn, writes, lock_named_providers(conn, providers_named(writes)))
+
+
+def apply(conn, writes, provider_ids):
+    """Steps 2-4 of the module docstring; providers already locked.
+
+    ``provider_ids`` maps (at least) every provider the writes name to
+    its id; a name missing from it is a provider that does not exist.
+    """
+    for write_ in writes:
+        for uuid in write_.allocations:
+            if uuid not in provider_ids:
+                raise errors.BadRequest(
+                    "Allocation for resource provider '%s' that does not "
+                    "exist." % uuid)
+    # Providers may have changed earlier in this transaction (reshaper);
+    # re-locking them is free and gives their current generations.
+    generations = base.lock_providers(
+        conn, [provider_ids[u] for u in providers_named(writes)])
+    consumers = _update_consumers(conn, writes)
+    class_ids = _class_ids(conn, writes)
+    conn.execute(ALLOC.delete().where(
+        ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
+    rows = [(provider_ids[uuid], class_ids[name], amount, write_.uuid)
+            for write_ in writes
+            for uuid, resources in write_.allocations.items()
+            for name, amount in resources.items()]
+    _check_capacity(conn, rows, {v: k for k, v in provider_ids.items()},
+                    {v: k for k, v in class_ids.items()})
+    if rows:
+        now = base.now()
+        conn.execute(ALLOC.insert(), [
+            {'resource_provider_id': rp_id, 'resource_class_id': rc_id,
+             'used': amount, 'consumer_id': consumer_uuid,
+             'created_at': now}
+            for rp_id, rc_id, amount, consumer_uuid in rows])
+    for rp_id in sorted({row[0] for row in rows}):
+        base.bump_generation(conn, rp_id, generations[rp_id])
+    consumer_obj.delete(conn, [w.uuid for w in writes
+                               if not w.allocations and w.uuid in consumers])
+
+
+def _generation_conflict(current, given):
+    def show(value):
+        return 'null' if value is None else value
+    return errors.Conflict(
+        'consumer generation conflict - expected %s but got %s'
+        % (show(current), show(given)), code=errors.CONCURRENT_UPDATE)
+
+
+def _update_consumers(conn, writes):
+    """Check and bump (or create) each consumer; return the locked rows."""
+    locked = consumer_obj.lock(conn, [w.uuid for w in writes])
+    for write_ in writes:
+        row = locked.get(write_.uuid)
+        current = row.generation if row is not None else None
+        if write_.generation is not UNCHECKED and write_.generation != current:
+            raise _generation_conflict(current, write_.generation)
+    for write_ in writes:
+        row = locked.get(write_.uuid)
+        if row is None and not write_.allocations:
+            continue    # nothing to remove, nothing to create
+        values = {}
+        if row is None or write_.owner_given:
+            values['project_id'] = consumer_obj.ensure_project(
+                conn, write_.project_id)
+            values['user_id'] = consumer_obj.ensure_user(conn, write_.user_id)
+        if write_.consumer_type is not None:
+            values['consumer_type_id'] = consumer_obj.ensure_type(
+                conn, write_.consumer_type)
+        if row is None:
+            consumer_obj.create(conn, write_.uuid, values['project_id'],
+                                values['user_id'],
+                                values.get('consumer_type_id'))
+        else:
+            consumer_obj.update(conn, row, **values)
+    return locked
+
+
+def _class_ids(conn, writes):
+    """{name: id} of the classes the writes use; 400 for an unknown one."""
+    names = {name for w in writes for res in w.allocations.values()
+             for name in res}
+    ids = base.resource_class_ids(conn, names)
+    for write_ in writes:
+        for resources in write_.allocations.values():
+            for name in resources:
+                if name not in ids:
+                    raise errors.BadRequest(
+                        'Unable to allocate inventory for consumer %s: No '
+                        'such resource class %s.' % (write_.uuid, name))
+    return ids
+
+
+def _cannot_allocate(detail):
+    return errors.Conflict('Unable to allocate inventory: %s' % detail)
+
+
+def _check_capacity(conn, rows, provider_uuids, class_names):
+    """409 unless every new allocation fits its provider's inventory.
+
+    ``rows`` are the new (provider id, class id, amount, consumer) rows;
+    the consumers' previous allocations are already deleted, so the usage
+    read here is everybody else's.  Each amount must respect min_unit,
+    max_unit and step_size; all amounts together must fit in
+    (total - reserved) * allocation_ratio minus that usage.
+    """
+    if not rows:
+        return
+    provider_ids = {row[0] for row in rows}
+    inventories = {
+        (r.resource_provider_id, r.resource_class_id): r
+        for r in conn.execute(sa.select(INV).where(
+            INV.c.resource_provider_id.in_(provider_ids)))}
+    usages = {
+        (r.resource_provider_id, r.resource_class_id): r.used
+        for r in conn.execute(
+            sa.select(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id,
+                      sa.func.sum(ALLOC.c.used).label('used'))
+            .where(ALLOC.c.resource_provider_id.in_(provider_ids))
+            .group_by(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id))}
+    wanted = collections.Counter()
+    for rp_id, rc_id, amount, _consumer in rows:
+        where = "'%s' on resource provider '%s'" % (
+            class_names[rc_id], provider_uuids[rp_id])
+        inv = inventories.get((rp_id, rc_id))
+        if inv is None:
+            raise _cannot_allocate('Inventory for %s does not exist.' % where)
+        if (amount < inv.min_unit or amount > inv.max_unit
+                or amount % inv.step_size):
+            raise _cannot_allocate(
+                'Unable to create allocation for %s. The requested amount '
+                '(%d) would violate inventory constraints (min_unit %d, '
+                'max_unit %d, step_size %d).' % (
+                    where, amount, inv.min_unit, inv.max_unit,
+                    inv.step_size))
+        wanted[rp_id, rc_id] += amount
+    for (rp_id, rc_id), amount in wanted.items():
+        inv = inventories[rp_id, rc_id]
+        capacity = int((inv.total - inv.reserved) * inv.allocation_ratio)
+        used = int(usages.get((rp_id, rc_id)) or 0)
+        if used + amount > capacity:
+            raise _cannot_allocate(
+                "Unable to create allocation for '%s' on resource provider "
+                "'%s'. The requested amount would exceed the capacity "
+                "(capacity %d, already used %d, requested %d)." % (
+                    class_names[rc_id], provider_uuids[rp_id], capacity,
+                    used, amount))
+
+
+def delete_for_consumer(conn, uuid):
+    """Remove all allocations of ``uuid`` and the consumer; 404 if none."""
+    consumer_obj.lock(conn, [uuid])
+    deleted = conn.execute(
+        ALLOC.delete().where(ALLOC.c.consumer_id == uuid)).rowcount
+    if not deleted:
+        raise errors.NotFound("No allocations for consumer '%s'" % uuid)
+    consumer_obj.delete(conn, [uuid])
+
+
+def _newest(rows):
+    stamps = [r.updated_at or r.created_at for r in rows]
+    return max(stamps) if stamps else None
+
+
+def get_for_consumer(conn, uuid):
+    """(consumer dict or None, {provider uuid: {generation, resources}},
+    last change); the consumer is None when it has no allocations."""
+    rows = conn.execute(
+        sa.select(RP.c.uuid, RP.c.generation, ALLOC.c.resource_class_id,
+                  ALLOC.c.used, ALLOC.c.created_at, ALLOC.c.updated_at)
+        .select_from(ALLOC.join(RP, ALLOC.c.resource_provider_id == RP.c.id))
+        .where(ALLOC.c.consumer_id == uuid)).all()
+    if not rows:
+        return None, {}, None
+    names = base.resource_class_names(conn, {r.resource_class_id
+                                             for r in rows})
+    by_provider = {}
+    for row in rows:
+        entry = by_provider.setdefault(
+            row.uuid, {'generation': row.generation, 'resources': {}})
+        entry['resources'][names[row.resource_class_id]] = row.used
+    return consumer_obj.get(conn, uuid), by_provider, _newest(rows)
+
+
+def get_for_provider(conn, uuid):
+    """(provider generation, {consumer uuid: {resources}}, consumer
+    generations {uuid: generation}, last change); 404 without provider."""
+    provider = base.get_provider(conn, uuid)
+    rows = conn.execute(
+        sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_class_id,
+                  ALLOC.c.used, ALLOC.c.created_at, ALLOC.c.updated_at)
+        .where(ALLOC.c.resource_provider_id == provider.id)).all()
+    names = base.resource_class_names(conn, {r.resource_class_id
+                                             for r in rows}) if rows else {}
+    by_consumer = {}
+    for row in rows:
+        by_consumer.setdefault(row.consumer_id, {'resources': {}})[
+            'resources'][names[row.resource_class_id]] = row.used
+    return (provider.generation, by_consumer,
+            consumer_obj.generations(conn, by_consumer),
+            _newest(rows) or provider.updated_at or provider.created_at)

@@ -1,0 +1,147 @@
+"""JSON schemas of allocation bodies, one per microversion step.
+
+PUT /allocations/{consumer_uuid}: a list of provider/resources pairs before
+1.8; plus project_id/user_id from 1.8; a dict keyed by provider from 1.12;
+consumer_generation (and an empty dict meaning "remove") from 1.28; mappings
+from 1.34; consumer_type from 1.38.  POST /allocations (1.13) and the
+reshaper take a dict of such per-consumer bodies.
+"""
+import copy
+
+from placement import util
+from placement.schemas import inventory
+
+# Dashes are optional in UUIDs (clients may send the hex form).
+UUID_PATTERN = ('^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
+                '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$')
+CONSUMER_TYPE_PATTERN = '^[A-Z0-9_]+$'
+
+_EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
+
+RESOURCES = {
+    'type': 'object',
+    'minProperties': 1,
+    'patternProperties': {
+        inventory.RESOURCE_CLASS_PATTERN: {
+            'type': 'integer', 'minimum': 1, 'maximum': util.MAX_INT},
+    },
+    'additionalProperties': False,
+}
+
+# Before 1.12.
+_LIST_ITEM = {
+    'type': 'object',
+    'properties': {
+        'resource_provider': {
+            'type': 'object',
+            'properties': {'uuid': {'type': 'string', 'format': 'uuid'}},
+            'required': ['uuid'],
+            'additionalProperties': False,
+        },
+        'resources': RESOURCES,
+    },
+    'required': ['resource_provider', 'resources'],
+    'additionalProperties': False,
+}
+
+PUT_SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'allocations': {'type': 'array', 'minItems': 1, 'items': _LIST_ITEM},
+    },
+    'required': ['allocations'],
+    'additionalProperties': False,
+}
+
+PUT_SCHEMA_1_8 = copy.deepcopy(PUT_SCHEMA)
+PUT_SCHEMA_1_8['properties']['project_id'] = _EXTERNAL_ID
+PUT_SCHEMA_1_8['properties']['user_id'] = _EXTERNAL_ID
+PUT_SCHEMA_1_8['required'] += ['project_id', 'user_id']
+
+# From 1.12 allocations are keyed by provider, as GET shows them (the
+# provider generation GET adds may be sent back; it is ignored).
+_BY_PROVIDER = {
+    'type': 'object',
+    'minProperties': 1,
+    'patternProperties': {
+        UUID_PATTERN: {
+            'type': 'object',
+            'properties': {
+                'resources': RESOURCES,
+                'generation': {'type': ['integer', 'null']},
+            },
+            'required': ['resources'],
+            'additionalProperties': False,
+        },
+    },
+    'additionalProperties': False,
+}
+
+PUT_SCHEMA_1_12 = copy.deepcopy(PUT_SCHEMA_1_8)
+PUT_SCHEMA_1_12['properties']['allocations'] = _BY_PROVIDER
+
+# From 1.28 an empty dict removes the consumer's allocations, and the
+# consumer generation the client last saw (null: "a new consumer") is
+# required.
+PUT_SCHEMA_1_28 = copy.deepcopy(PUT_SCHEMA_1_12)
+del PUT_SCHEMA_1_28['properties']['allocations']['minProperties']
+PUT_SCHEMA_1_28['properties']['consumer_generation'] = {
+    'type': ['integer', 'null'], 'minimum': 0, 'maximum': util.MAX_INT}
+PUT_SCHEMA_1_28['required'].append('consumer_generation')
+
+# 1.34: the mappings of an allocation candidate may be sent back; ignored.
+MAPPINGS = {
+    'type': 'object',
+    'minProperties': 1,
+    'patternProperties': {
+        '^[a-zA-Z0-9_-]{0,64}$': {
+            'type': 'array',
+            'minItems': 1,
+            'items': {'type': 'string', 'format': 'uuid'},
+        },
+    },
+    'additionalProperties': False,
+}
+
+PUT_SCHEMA_1_34 = copy.deepcopy(PUT_SCHEMA_1_28)
+PUT_SCHEMA_1_34['properties']['mappings'] = MAPPINGS
+
+PUT_SCHEMA_1_38 = copy.deepcopy(PUT_SCHEMA_1_34)
+PUT_SCHEMA_1_38['properties']['consumer_type'] = {
+    'type': 'string', 'pattern': CONSUMER_TYPE_PATTERN, 'maxLength': 255}
+PUT_SCHEMA_1_38['required'].append('consumer_type')
+
+# (first version, schema), newest first.
+_PUT_SCHEMAS = [((1, 38), PUT_SCHEMA_1_38), ((1, 34), PUT_SCHEMA_1_34),
+                ((1, 28), PUT_SCHEMA_1_28), ((1, 12), PUT_SCHEMA_1_12),
+                ((1, 8), PUT_SCHEMA_1_8), ((1, 0), PUT_SCHEMA)]
+
+
+def put_schema(version):
+    """The PUT /allocations/{consumer_uuid} body schema of ``version``."""
+    return next(s for v, s in _PUT_SCHEMAS if version >= v)
+
+
+def many(consumer_schema, min_consumers=1):
+    """A dict of per-consumer bodies keyed by consumer UUID."""
+    consumer = copy.deepcopy(consumer_schema)
+    # Every consumer of a multi-consumer write may be emptied (a move).
+    consumer['properties']['allocations'].pop('minProperties', None)
+    return {
+        'type': 'object',
+        'minProperties': min_consumers,
+        'patternProperties': {UUID_PATTERN: consumer},
+        'additionalProperties': False,
+    }
+
+
+# POST /allocations exists from 1.13; it took the 1.12 body per consumer.
+_POST_SCHEMAS = [((1, 38), many(PUT_SCHEMA_1_38)),
+                 ((1, 34), many(PUT_SCHEMA_1_34)),
+                 ((1, 28), many(PUT_SCHEMA_1_28)),
+                 ((1, 13), many(PUT_SCHEMA_1_12))]
+
+
+def post_schema(version):
+    """The POST /allocations body schema of ``version`` (1.13 or later)."""
+    return next(s for v, s in _POST_SCHEMAS if version >= v)
