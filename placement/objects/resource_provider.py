@@ -227,4 +227,8 @@ def delete(conn, uuid):
                   tables.resource_provider_aggregates):
         conn.execute(table.delete()
                      .where(table.c.resource_provider_id == row.id))
+    # A root refers to itself; InnoDB checks that foreign key even for
+    # the row being deleted, so drop the self-reference first.
+    conn.execute(RP.update().where(RP.c.id == row.id)
+                 .values(root_provider_id=None))
     conn.execute(RP.delete().where(RP.c.id == row.id))
