@@ -2,16 +2,14 @@
 
 ``write`` replaces the allocations of one or more consumers in one
 transaction, in this order (the reshaper runs the same steps through
-``lock_named_providers`` and ``apply``):
+``base.lock_providers_by_uuid`` and ``apply``):
 
 1. Lock the providers that will receive allocations.  Their lookup by
    uuid is itself the locking read, and it is the transaction's first
    statement: on MariaDB under REPEATABLE-READ the snapshot that later
    plain reads (inventories, usages) see is taken at the first plain read,
    so it is taken only once no competing writer of these providers is
-   left running (see ``objects/base.py``).  MariaDB takes these locks in
-   uuid-index order; should that deadlock with a writer locking in id
-   order, the database notices and ``Database.write`` runs us again.
+   left running (see ``objects/base.py``).
 2. Lock the consumers (``consumer.lock``) and check the generations the
    client named (1.28+).
 3. Delete the consumers' current allocations, then check the new ones
@@ -67,33 +65,14 @@ class ConsumerWrite:
     consumer_type: typing.Optional[str] = None
 
 
-def _conflict_if(condition, detail):
-    if condition:
-        raise errors.Conflict(detail, code=errors.CONCURRENT_UPDATE)
-
-
-def lock_named_providers(conn, uuids):
-    """Lock the providers named by ``uuids``; return {uuid: id}.
-
-    Meant to be the first statement of a write (see the module
-    docstring); providers that do not exist are absent from the result.
-    """
-    uuids = set(uuids)
-    if not uuids:
-        return {}
-    stmt = sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
-    if conn.dialect.name != 'sqlite':
-        stmt = stmt.with_for_update()
-    return dict(conn.execute(stmt).all())
-
-
 def providers_named(writes):
     return {uuid for write in writes for uuid in write.allocations}
 
 
 def write(conn, writes):
     """Replace the allocations of every consumer in ``writes``."""
-    apply(conn, writes, lock_named_providers(conn, providers_named(writes)))
+    apply(conn, writes,
+          base.lock_providers_by_uuid(conn, providers_named(writes)))
 
 
 def apply(conn, writes, provider_ids):

@@ -72,6 +72,25 @@ def lock_providers(conn, provider_ids):
     return dict(conn.execute(stmt).all())
 
 
+def lock_providers_by_uuid(conn, uuids):
+    """Lock the providers named by ``uuids``; return {uuid: id}.
+
+    For writes that only know their providers by uuid: the lookup itself
+    is the locking read, so when it is a transaction's first statement no
+    plain read (on MariaDB: no REPEATABLE-READ snapshot) precedes the
+    lock.  MariaDB takes these locks in uuid-index order; a deadlock with
+    an id-ordered locker is detected and retried by ``Database.write``.
+    Providers that do not exist are absent from the result.
+    """
+    uuids = set(uuids)
+    if not uuids:
+        return {}
+    stmt = sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
+    if conn.dialect.name != 'sqlite':
+        stmt = stmt.with_for_update()
+    return dict(conn.execute(stmt).all())
+
+
 def bump_generation(conn, provider_id, expected_generation, detail=None):
     """Compare-and-swap a provider's generation; return the new one.
 

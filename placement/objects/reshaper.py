@@ -18,7 +18,7 @@ from placement.objects import inventory as inv_obj
 def reshape(conn, inventories, writes):
     """``inventories``: {provider uuid: (client generation, {class: record})};
     ``writes``: ``alloc_obj.ConsumerWrite`` list."""
-    provider_ids = alloc_obj.lock_named_providers(
+    provider_ids = base.lock_providers_by_uuid(
         conn, set(inventories) | alloc_obj.providers_named(writes))
     generations = base.lock_providers(conn, provider_ids.values())
     for uuid, (given, _records) in inventories.items():
