@@ -336,7 +336,8 @@ def parse_candidate_query(params, version):
     check_trait_conflicts(groups)
     query = CandidateQuery(groups=groups, same_subtree=same_subtree)
     if 'group_policy' in params:
-        query.group_policy = params.getall('group_policy')[-1]
+        # The first group_policy counts, as upstream.
+        query.group_policy = params.getall('group_policy')[0]
     elif sum(1 for g in groups.values() if g.suffix and g.resources) > 1:
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying more '

@@ -1,9 +1,70 @@
-"""Handlers: allocation_candidate (being written)."""
-import webob.exc
-
+"""Handlers: GET /allocation_candidates."""
+from placement import microversion
+from placement import query
 from placement import util
+from placement.objects import allocation_candidate
+from placement.schemas import allocation_candidate as schema
+
+DICT_ALLOCATIONS = (1, 12)
+TRAITS_IN_SUMMARY = (1, 17)
+TREE_IN_SUMMARY = (1, 29)
+MAPPINGS = (1, 34)
 
 
 @util.handler
+@microversion.since((1, 10))
 def list_allocation_candidates(req):
-    raise webob.exc.HTTPNotImplemented()
+    ctx = util.context(req)
+    ctx.can('placement:allocation_candidates:list')
+    version = microversion.get(req)
+    util.validate_query(req, schema.query_schema(tuple(version)))
+    parsed = query.parse_candidate_query(req.GET, version)
+    with ctx.database.reader() as conn:
+        result = allocation_candidate.list_candidates(
+            conn, parsed, version, ctx.config.placement)
+    return util.json_response(req, {
+        'allocation_requests': _allocation_requests(result, version),
+        'provider_summaries': _summaries(result, version),
+    })
+
+
+def _allocation_requests(result, version):
+    uuids = {rp: provider[0] for rp, provider in result.providers.items()}
+    names = result.rc_names
+    with_mappings = version >= MAPPINGS
+    requests = []
+    for allocations, mappings in result.candidates:
+        if version >= DICT_ALLOCATIONS:
+            body = {'allocations': {
+                uuids[rp]: {'resources': {names[rc]: amount
+                                          for rc, amount in amounts.items()}}
+                for rp, amounts in allocations.items()}}
+        else:
+            body = {'allocations': [
+                {'resource_provider': {'uuid': uuids[rp]},
+                 'resources': {names[rc]: amount
+                               for rc, amount in amounts.items()}}
+                for rp, amounts in allocations.items()]}
+        if with_mappings:
+            body['mappings'] = {
+                suffix: [uuids[rp] for rp in providers]
+                for suffix, providers in mappings.items()}
+        requests.append(body)
+    return requests
+
+
+def _summaries(result, version):
+    with_traits = version >= TRAITS_IN_SUMMARY
+    with_tree = version >= TREE_IN_SUMMARY
+    summaries = {}
+    for rp, (uuid, parent, root) in result.providers.items():
+        summary = {'resources': {
+            name: {'capacity': capacity, 'used': used}
+            for name, (capacity, used) in result.resources[rp].items()}}
+        if with_traits:
+            summary['traits'] = result.traits[rp]
+        if with_tree:
+            summary['parent_provider_uuid'] = parent
+            summary['root_provider_uuid'] = root
+        summaries[uuid] = summary
+    return summaries

@@ -126,19 +126,29 @@ def usage_subquery():
             .subquery('usage'))
 
 
-def fits_clause(inventory, used, amount):
-    """Whether ``amount`` more of an inventory row fits: within min/max
-    unit, a multiple of the step size and within capacity after usage.
+def units_clause(inventory, amount):
+    """Whether one allocation of ``amount`` (an int or an expression)
+    respects an inventory row's min_unit, max_unit and step_size."""
+    if isinstance(amount, int):
+        amount = sa.literal(amount)
+    return sa.and_(inventory.c.min_unit <= amount,
+                   inventory.c.max_unit >= amount,
+                   amount % inventory.c.step_size == 0)
 
-    ``inventory`` is the inventories table (or an alias) and ``used`` an
-    expression of the amount already allocated from it.
-    """
-    return sa.and_(
-        inventory.c.min_unit <= amount,
-        inventory.c.max_unit >= amount,
-        sa.literal(amount) % inventory.c.step_size == 0,
-        (inventory.c.total - inventory.c.reserved)
-        * inventory.c.allocation_ratio >= sa.func.coalesce(used, 0) + amount)
+
+def room_clause(inventory, used, amount):
+    """Whether ``amount`` more fits an inventory row's capacity, given the
+    expression ``used`` of what is already allocated from it (may be
+    NULL)."""
+    return ((inventory.c.total - inventory.c.reserved)
+            * inventory.c.allocation_ratio
+            >= sa.func.coalesce(used, 0) + amount)
+
+
+def fits_clause(inventory, used, amount):
+    """Whether ``amount`` more of an inventory row can be allocated."""
+    return sa.and_(units_clause(inventory, amount),
+                   room_clause(inventory, used, amount))
 
 
 def capacity_clause(provider_id, rc_id, amount):

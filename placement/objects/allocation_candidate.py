@@ -1,0 +1,585 @@
+"""Allocation candidates: the sets of providers that can satisfy a request.
+
+How a request is answered:
+
+1. Names are resolved to ids (an unknown trait or resource class is a 400).
+2. Each request group becomes one SQL statement over providers, their
+   inventories and summed allocations.  It returns a row per (provider,
+   resource class) that can serve the group's amount - min/max unit, step
+   size and capacity are checked in SQL - among the providers passing the
+   group's trait, aggregate and tree filters, ordered by tree root.
+3. Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
+   with the roots of the trees they serve: every tree with a provider in
+   one of their aggregates.
+4. Trees are walked in root order, merging the groups' row streams.  In
+   each tree (the "anchor") a candidate is one choice per group - a single
+   provider for a suffixed group; one provider per resource class for the
+   unsuffixed group - that passes the checks spanning groups (isolation,
+   summed capacity, same_subtree, root traits).  The walk is a generator,
+   so a limit stops reading rows early, and a candidate is only plain
+   dicts and tuples.
+5. Summaries of the providers that appear are read in a few bulk queries.
+"""
+import dataclasses
+import heapq
+import itertools
+import operator
+import random
+
+import sqlalchemy as sa
+
+from placement import tables
+from placement.objects import provider_filter
+
+RP = tables.resource_providers
+INV = tables.inventories
+ALLOC = tables.allocations
+RPT = tables.resource_provider_traits
+RPA = tables.resource_provider_aggregates
+TRAITS = tables.traits
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+NESTED = (1, 29)                 # trees: several providers of one tree
+ALL_CLASSES_IN_SUMMARY = (1, 27)
+TRAITS_IN_SUMMARY = (1, 17)
+# Past this many providers a summary query reads whole tables and filters
+# in Python rather than binding a huge IN list.
+BULK = 2000
+
+
+@dataclasses.dataclass
+class Result:
+    """Candidates and what is needed to render them, all keyed by ids.
+
+    ``candidates``: [(allocations {rp_id: {rc_id: amount}},
+    mappings {suffix: (rp_id, ...)})]; ``providers``: {rp_id: (uuid,
+    parent_uuid, root_uuid)}; ``resources``: {rp_id: {rc_name: (capacity,
+    used)}}; ``traits``: {rp_id: [name, ...]}; ``rc_names``: {rc_id: name}.
+    """
+    candidates: list
+    providers: dict
+    resources: dict
+    traits: dict
+    rc_names: dict
+
+
+@dataclasses.dataclass
+class _Group:
+    suffix: str
+    amounts: dict          # rc_id -> amount
+    spread: bool           # unsuffixed: one provider per resource class
+    required: tuple = ()   # trait id sets the spread providers must meet
+    stmt: object = None
+
+
+def list_candidates(conn, query, version, conf):
+    """Answer a parsed CandidateQuery; ``conf`` is the [placement] group."""
+    search = _Search(conn, query, version)
+    generated = search.candidates(
+        breadth_first=conf.allocation_candidates_generation_strategy
+        == 'breadth-first' and conf.max_allocation_candidates > 0)
+    if conf.max_allocation_candidates > 0:
+        generated = itertools.islice(generated, conf.max_allocation_candidates)
+    if conf.randomize_allocation_candidates:
+        chosen = _sample(generated, query.limit)
+    else:
+        chosen = list(itertools.islice(generated, query.limit))
+    search.close()
+    return search.result(chosen)
+
+
+def _sample(iterable, size):
+    """A uniformly random sample of ``size`` items (all when None) in
+    random order, holding no more than ``size`` items at once."""
+    if size is None:
+        items = list(iterable)
+    else:
+        items = []
+        for index, item in enumerate(iterable):
+            if index < size:
+                items.append(item)
+            else:
+                slot = random.randint(0, index)
+                if slot < size:
+                    items[slot] = item
+    random.shuffle(items)
+    return items
+
+
+class _Search:
+
+    def __init__(self, conn, query, version):
+        self.conn = conn
+        self.version = version
+        self.query = query
+        self.isolate = query.group_policy == 'isolate'
+        self.results = []
+        groups = query.groups.values()
+
+        self.rc_ids = provider_filter.resolve_resource_classes(
+            conn, {rc for group in groups for rc in group.resources})
+        names = {SHARING_TRAIT} | query.root_required.names()
+        for group in groups:
+            names |= group.traits.names()
+        self.trait_ids = provider_filter.resolve_traits(conn, names)
+        self.agg_ids = provider_filter.resolve_aggregates(
+            conn, {uuid for group in groups
+                   for uuids in group.member_of.required + (
+                       group.member_of.forbidden,)
+                   for uuid in uuids})
+
+        self.groups = [self._group(group) for group in groups]
+        self.rp_traits = self._collective_traits()
+        self.root_ok = self._roots_meeting(query.root_required)
+        self.parents = self._parents() if query.same_subtree else None
+        # Sharing providers: {rp: own root}, and per group the sharing
+        # providers able to serve it, by the roots of the trees served.
+        self.sharing_root = {}
+        self.shared = [{} for _ in self.groups]
+        self._load_sharing()
+        self.seen = set()
+        self.simple = (len(self.groups) == 1 and not query.same_subtree)
+
+    # -- request set-up -------------------------------------------------
+
+    def _group(self, request):
+        spread = request.suffix == ''
+        amounts = {self.rc_ids[name]: amount
+                   for name, amount in request.resources.items()}
+        required, forbidden = provider_filter.trait_id_filter(
+            request.traits, self.trait_ids)
+        group = _Group(request.suffix, amounts, spread,
+                       required if spread else ())
+        filters = []
+        if required and not spread:
+            filters.append(provider_filter.traits_clause(
+                RP.c.id, required, ()))
+        if forbidden:
+            # A provider with a forbidden trait may not serve the group.
+            filters.append(provider_filter.traits_clause(
+                RP.c.id, (), forbidden))
+        if request.member_of:
+            filters.append(provider_filter.member_of_clause(
+                RP.c.id, request.member_of, self.agg_ids,
+                root_id=RP.c.root_provider_id))
+        if request.in_tree:
+            filters.append(provider_filter.in_tree_clause(
+                RP.c.root_provider_id,
+                provider_filter.root_of(self.conn, request.in_tree)))
+        group.stmt = _statement(amounts, filters)
+        return group
+
+    def _collective_traits(self):
+        """{rp: trait ids} for the traits the unsuffixed group requires
+        collectively (only those traits are read)."""
+        wanted = {tid for group in self.groups for any_of in group.required
+                  for tid in any_of}
+        found = {}
+        if wanted:
+            rows = self.conn.execute(
+                sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+                .where(RPT.c.trait_id.in_(sorted(wanted))))
+            for rp, trait in rows:
+                found.setdefault(rp, set()).add(trait)
+        return found
+
+    def _roots_meeting(self, root_required):
+        """Root ids meeting ``root_required`` (None: no such filter)."""
+        if not root_required:
+            return None
+        required, forbidden = provider_filter.trait_id_filter(
+            root_required, self.trait_ids)
+        return set(self.conn.execute(
+            sa.select(RP.c.id).where(
+                RP.c.id == RP.c.root_provider_id,
+                provider_filter.traits_clause(RP.c.id, required,
+                                              forbidden))).scalars())
+
+    def _parents(self):
+        return dict(self.conn.execute(
+            sa.select(RP.c.id, RP.c.parent_provider_id)).all())
+
+    def _load_sharing(self):
+        """Fill ``sharing_root`` and ``shared`` (see __init__)."""
+        member = RP.alias('member')
+        mine = RPA.alias('mine')
+        theirs = RPA.alias('theirs')
+        served = {}
+        rows = self.conn.execute(
+            sa.select(RPT.c.resource_provider_id, member.c.root_provider_id)
+            .select_from(
+                RPT.join(mine, mine.c.resource_provider_id
+                         == RPT.c.resource_provider_id)
+                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+                .join(member, member.c.id == theirs.c.resource_provider_id))
+            .where(RPT.c.trait_id == self.trait_ids[SHARING_TRAIT])
+            .distinct())
+        for rp, root in rows:
+            served.setdefault(rp, set()).add(root)
+        if not served:
+            return
+        for index, group in enumerate(self.groups):
+            if not group.amounts:
+                continue
+            stmt = group.stmt.where(RP.c.id.in_(sorted(served)))
+            for root, rp, rcs in _by_provider(self.conn.execute(stmt)):
+                self.sharing_root[rp] = root
+                for anchor in served[rp]:
+                    # In its own tree it is an ordinary member.
+                    if anchor != root:
+                        self.shared[index].setdefault(anchor, []).append(
+                            (rp, rcs))
+
+    # -- the walk ---------------------------------------------------------
+
+    def _streams(self):
+        """Per group, (root, index, {rp: {rc: capacity row}}) by root."""
+        streams = []
+        for index, group in enumerate(self.groups):
+            result = self.conn.execute(group.stmt)
+            self.results.append(result)
+            streams.append(_by_root(result, index))
+        anchored = sorted({root for by_root in self.shared
+                           for root in by_root})
+        if anchored:
+            streams.append((root, -1, None) for root in anchored)
+        return streams
+
+    def _trees(self):
+        """(root, [own providers per group]) for each candidate tree."""
+        count = len(self.groups)
+        merged = heapq.merge(*self._streams(), key=operator.itemgetter(0))
+        for root, items in itertools.groupby(merged,
+                                             key=operator.itemgetter(0)):
+            own = [None] * count
+            for _, index, providers in items:
+                if index >= 0:
+                    own[index] = providers
+            yield root, own
+
+    def candidates(self, breadth_first=False):
+        """Generate (allocations, mappings) tree by tree.
+
+        Breadth-first takes one candidate of each tree in turn, so that a
+        bounded number of candidates spreads over many trees.
+        """
+        per_tree = (self._tree_candidates(root, own)
+                    for root, own in self._trees())
+        if not breadth_first:
+            return itertools.chain.from_iterable(per_tree)
+        return _round_robin(list(per_tree))
+
+    def _tree_candidates(self, root, own):
+        if self.root_ok is not None and root not in self.root_ok:
+            return
+        options = []
+        for index, group in enumerate(self.groups):
+            mine = own[index] or {}
+            shared = self.shared[index].get(root, ())
+            if group.spread:
+                choices = self._spread_choices(group, mine, shared)
+            elif not group.amounts:
+                choices = list(mine)
+            else:
+                wanted = len(group.amounts)
+                choices = [rp for rp, rcs in mine.items()
+                           if len(rcs) == wanted]
+                choices += [rp for rp, rcs in shared if len(rcs) == wanted]
+            if not choices:
+                return
+            options.append(choices)
+        if self.simple:
+            group = self.groups[0]
+            for choice in options[0]:
+                if group.spread:
+                    allocations, providers = choice
+                else:
+                    allocations = {choice: group.amounts}
+                    providers = (choice,)
+                candidate = self._finish(root, allocations,
+                                         {group.suffix: providers})
+                if candidate is not None:
+                    yield candidate
+            return
+        for choice in itertools.product(*options):
+            candidate = self._combine(root, own, choice)
+            if candidate is not None:
+                yield candidate
+
+    def _spread_choices(self, group, mine, shared):
+        """Ways to serve the unsuffixed group in one tree: one provider
+        per resource class, from the tree or sharing providers."""
+        per_class = []
+        classes = list(group.amounts)
+        for rc in classes:
+            choices = [rp for rp, rcs in mine.items() if rc in rcs]
+            choices += [rp for rp, rcs in shared if rc in rcs]
+            if not choices:
+                return []
+            per_class.append(choices)
+        found = []
+        for picks in itertools.product(*per_class):
+            providers = tuple(dict.fromkeys(picks))
+            if group.required and not self._meets(group.required, providers):
+                continue
+            allocations = {}
+            for rc, rp in zip(classes, picks):
+                amounts = allocations.get(rp)
+                if amounts is None:
+                    allocations[rp] = {rc: group.amounts[rc]}
+                else:
+                    amounts[rc] = group.amounts[rc]
+            found.append((allocations, providers))
+        return found
+
+    def _meets(self, required, providers):
+        """Whether the providers together have a trait of each set."""
+        have = set()
+        for rp in providers:
+            have |= self.rp_traits.get(rp, set())
+        return all(any_of & have for any_of in required)
+
+    def _combine(self, root, own, choice):
+        """Merge one choice per group into a candidate, or None."""
+        allocations = {}
+        mappings = {}
+        summed = []
+        for group, pick in zip(self.groups, choice):
+            if group.spread:
+                parts, providers = pick
+            else:
+                parts = {pick: group.amounts} if group.amounts else {}
+                providers = (pick,)
+            mappings[group.suffix] = providers
+            for rp, amounts in parts.items():
+                target = allocations.get(rp)
+                if target is None:
+                    allocations[rp] = dict(amounts)
+                    continue
+                for rc, amount in amounts.items():
+                    if rc in target:
+                        target[rc] += amount
+                        summed.append((rp, rc))
+                    else:
+                        target[rc] = amount
+        if self.isolate:
+            single = [mappings[group.suffix][0] for group in self.groups
+                      if not group.spread]
+            if len(set(single)) != len(single):
+                return None
+        for rp, rc in summed:
+            if not _room(self._capacity_row(root, own, rp, rc),
+                         allocations[rp][rc]):
+                return None
+        for suffixes in self.query.same_subtree:
+            if not self._same_subtree([mappings[s][0] for s in suffixes]):
+                return None
+        return self._finish(root, allocations, mappings)
+
+    def _finish(self, root, allocations, mappings):
+        """Checks common to every candidate; the candidate or None."""
+        if self.version < NESTED:
+            # Before nested providers a candidate has one provider per
+            # tree at most.
+            roots = [self.sharing_root.get(rp, root) for rp in allocations]
+            if len(set(roots)) != len(roots):
+                return None
+        if self.sharing_root and all(
+                rp in self.sharing_root for providers in mappings.values()
+                for rp in providers):
+            # Made of sharing providers only: the same candidate comes
+            # from every tree they serve.
+            key = (tuple(sorted((rp, tuple(sorted(amounts.items())))
+                                for rp, amounts in allocations.items())),
+                   tuple(sorted(mappings.items())))
+            if key in self.seen:
+                return None
+            self.seen.add(key)
+        return allocations, mappings
+
+    def _capacity_row(self, root, own, rp, rc):
+        for index in range(len(self.groups)):
+            rcs = (own[index] or {}).get(rp)
+            if rcs is None:
+                rcs = dict(self.shared[index].get(root, ())).get(rp)
+            if rcs and rc in rcs:
+                return rcs[rc]
+        raise AssertionError('no inventory row for a chosen provider')
+
+    def _same_subtree(self, providers):
+        """Whether one of ``providers`` is an ancestor of (or is) all the
+        others."""
+        for top in providers:
+            if all(self._descends(rp, top) for rp in providers):
+                return True
+        return False
+
+    def _descends(self, rp, ancestor):
+        while rp is not None:
+            if rp == ancestor:
+                return True
+            rp = self.parents.get(rp)
+        return False
+
+    def close(self):
+        for result in self.results:
+            result.close()
+
+    # -- summaries --------------------------------------------------------
+
+    def result(self, candidates):
+        ids = set()
+        for allocations, mappings in candidates:
+            ids.update(allocations)
+            for providers in mappings.values():
+                ids.update(providers)
+        providers = self._providers(ids)
+        rc_filter = None
+        if self.version < ALL_CLASSES_IN_SUMMARY:
+            rc_filter = {rc for group in self.groups for rc in group.amounts}
+        resources, rc_names = _resources(self.conn, providers, rc_filter)
+        rc_names.update((rc, name) for name, rc in self.rc_ids.items())
+        traits = {}
+        if self.version >= TRAITS_IN_SUMMARY:
+            traits = _traits(self.conn, providers)
+        return Result(candidates, providers, resources, traits, rc_names)
+
+    def _providers(self, ids):
+        """{rp: (uuid, parent uuid, root uuid)} for the providers in the
+        answer; from 1.29 with every provider of their trees."""
+        if not ids:
+            return {}
+        cols = (RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                RP.c.root_provider_id)
+        stmt = sa.select(*cols)
+        if self.version < NESTED:
+            if len(ids) <= BULK:
+                stmt = stmt.where(RP.c.id.in_(sorted(ids)))
+            rows = [row for row in self.conn.execute(stmt) if row[0] in ids]
+        else:
+            if len(ids) <= BULK:
+                inner = RP.alias('inner')
+                stmt = stmt.where(RP.c.root_provider_id.in_(
+                    sa.select(inner.c.root_provider_id)
+                    .where(inner.c.id.in_(sorted(ids)))))
+                rows = self.conn.execute(stmt).all()
+            else:
+                rows = self.conn.execute(stmt).all()
+                roots = {row[3] for row in rows if row[0] in ids}
+                rows = [row for row in rows if row[3] in roots]
+        uuids = {row[0]: row[1] for row in rows}
+        return {rp: (uuid, uuids.get(parent), uuids.get(root))
+                for rp, uuid, parent, root in rows}
+
+
+def _statement(amounts, filters):
+    """Rows (root, rp, rc, total, reserved, ratio, max_unit, used) of the
+    providers able to serve ``amounts`` {rc: amount}, one row per class
+    they can serve, ordered by root; (root, rp) rows when ``amounts`` is
+    empty (a group with traits or aggregates only)."""
+    order = (RP.c.root_provider_id, RP.c.id)
+    if not amounts:
+        return sa.select(*order).where(*filters).order_by(*order)
+    if len(amounts) == 1:
+        amount = sa.literal(next(iter(amounts.values())))
+    else:
+        amount = sa.case(amounts, value=INV.c.resource_class_id)
+    used = sa.func.sum(ALLOC.c.used)
+    capacity_cols = (INV.c.resource_class_id, INV.c.total, INV.c.reserved,
+                     INV.c.allocation_ratio, INV.c.max_unit)
+    return (
+        sa.select(*order, *capacity_cols, sa.func.coalesce(used, 0))
+        .select_from(
+            RP.join(INV, INV.c.resource_provider_id == RP.c.id)
+            .outerjoin(ALLOC, sa.and_(
+                ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+                ALLOC.c.resource_class_id == INV.c.resource_class_id)))
+        .where(INV.c.resource_class_id.in_(sorted(amounts)),
+               provider_filter.units_clause(INV, amount), *filters)
+        .group_by(*order, *capacity_cols)
+        .having(provider_filter.room_clause(INV, used, amount))
+        .order_by(*order))
+
+
+def _by_provider(rows):
+    """(root, rp, {rc: (total, reserved, ratio, max_unit, used)}) from
+    rows of ``_statement`` (an empty dict for resourceless rows)."""
+    for (root, rp), group in itertools.groupby(
+            rows, key=operator.itemgetter(0, 1)):
+        yield root, rp, {row[2]: row[3:] for row in group if len(row) > 2}
+
+
+def _by_root(rows, index):
+    """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows."""
+    for root, group in itertools.groupby(
+            _by_provider(rows), key=operator.itemgetter(0)):
+        yield root, index, {rp: rcs for _, rp, rcs in group}
+
+
+def _room(row, amount):
+    """Whether ``amount`` in total fits an inventory's capacity row."""
+    total, reserved, ratio, max_unit, used = row
+    return amount <= max_unit and used + amount <= (total - reserved) * ratio
+
+
+def _round_robin(generators):
+    while generators:
+        alive = []
+        for gen in generators:
+            item = next(gen, None)
+            if item is not None:
+                yield item
+                alive.append(gen)
+        generators = alive
+
+
+def _capacity(total, reserved, ratio):
+    return int((total - reserved) * ratio)
+
+
+def _resources(conn, providers, rc_filter):
+    """({rp: {rc_name: (capacity, used)}}, {rc_id: name}) of ``providers``
+    (only classes in ``rc_filter`` when given)."""
+    resources = {rp: {} for rp in providers}
+    if not providers:
+        return resources, {}
+    used = sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0)
+    rc = tables.resource_classes
+    cols = (INV.c.resource_provider_id, rc.c.name, INV.c.total,
+            INV.c.reserved, INV.c.allocation_ratio)
+    stmt = (sa.select(*cols, used, rc.c.id)
+            .select_from(
+                INV.join(rc, rc.c.id == INV.c.resource_class_id)
+                .outerjoin(ALLOC, sa.and_(
+                    ALLOC.c.resource_provider_id
+                    == INV.c.resource_provider_id,
+                    ALLOC.c.resource_class_id
+                    == INV.c.resource_class_id)))
+            .group_by(*cols, rc.c.id)
+            .order_by(INV.c.resource_provider_id, rc.c.id))
+    if len(providers) <= BULK:
+        stmt = stmt.where(INV.c.resource_provider_id.in_(sorted(providers)))
+    if rc_filter is not None:
+        stmt = stmt.where(INV.c.resource_class_id.in_(sorted(rc_filter)))
+    names = {}
+    for rp, name, total, reserved, ratio, amount, rc_id in conn.execute(stmt):
+        found = resources.get(rp)
+        if found is not None:
+            found[name] = (_capacity(total, reserved, ratio), int(amount))
+            names[rc_id] = name
+    return resources, names
+
+
+def _traits(conn, providers):
+    """{rp: [trait name, ...]} of ``providers`` in trait id order."""
+    traits = {rp: [] for rp in providers}
+    stmt = (sa.select(RPT.c.resource_provider_id, TRAITS.c.name)
+            .select_from(RPT.join(TRAITS, TRAITS.c.id == RPT.c.trait_id))
+            .order_by(RPT.c.resource_provider_id, RPT.c.trait_id))
+    if len(providers) <= BULK:
+        stmt = stmt.where(RPT.c.resource_provider_id.in_(sorted(providers)))
+    for rp, name in conn.execute(stmt):
+        found = traits.get(rp)
+        if found is not None:
+            found.append(name)
+    return traits
