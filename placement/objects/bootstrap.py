@@ -52,7 +52,7 @@ def sync_standard_names(engine):
                    for index, name in enumerate(os_resource_classes.STANDARDS)
                    if name not in present]
         if missing:
-            conn.execute(tables.resource_classes.insert(), missing)
+            _insert_with_explicit_ids(conn, tables.resource_classes, missing)
         present_traits = set(conn.execute(
             sa.select(tables.traits.c.name)).scalars())
         missing_traits = [{'name': name}
@@ -60,3 +60,22 @@ def sync_standard_names(engine):
                           if name not in present_traits]
         if missing_traits:
             conn.execute(tables.traits.insert(), missing_traits)
+
+
+def _insert_with_explicit_ids(conn, table, rows):
+    """Insert ``rows`` keeping their ids, including VCPU's id 0.
+
+    MySQL takes an explicit 0 in an AUTO_INCREMENT column as "next id"
+    unless the session's sql_mode has NO_AUTO_VALUE_ON_ZERO.
+    """
+    if conn.dialect.name != 'mysql':
+        conn.execute(table.insert(), rows)
+        return
+    mode = conn.exec_driver_sql('SELECT @@SESSION.sql_mode').scalar()
+    conn.exec_driver_sql(
+        "SET SESSION sql_mode = CONCAT_WS(',', @@SESSION.sql_mode, "
+        "'NO_AUTO_VALUE_ON_ZERO')")
+    try:
+        conn.execute(table.insert(), rows)
+    finally:
+        conn.exec_driver_sql('SET SESSION sql_mode = %s', (mode,))
