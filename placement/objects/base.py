@@ -146,12 +146,15 @@ GENERATION_CONFLICT = ("Resource provider's generation already changed. "
 
 
 def lock_provider(conn, uuid):
-    """Lock provider ``uuid``; 404 if absent; return (id, generation)."""
-    row = get_provider(conn, uuid)
-    generation = lock_providers(conn, [row.id]).get(row.id)
-    if generation is None:
+    """Lock provider ``uuid``; 404 if absent; return (id, generation).
+
+    The locking lookup comes first, so reads after it see what competing
+    writers committed (see ``lock_providers_by_uuid``).
+    """
+    provider_id = lock_providers_by_uuid(conn, [uuid]).get(uuid)
+    if provider_id is None:
         raise provider_not_found(uuid)
-    return row.id, generation
+    return provider_id, lock_providers(conn, [provider_id])[provider_id]
 
 
 def lock_provider_at(conn, uuid, generation):

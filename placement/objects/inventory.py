@@ -72,15 +72,15 @@ def _class_ids(conn, names):
 
 
 def _locked(conn, uuid, client_generation=None):
-    """The provider row, locked; 409 if the client's generation is stale."""
-    provider = base.get_provider(conn, uuid)
-    generation = base.lock_providers(conn, [provider.id]).get(provider.id)
-    if generation is None:
-        raise base.provider_not_found(uuid)
+    """Lock the provider; 409 if the client's generation is stale.
+
+    Returns (provider id, generation).
+    """
+    provider_id, generation = base.lock_provider(conn, uuid)
     if client_generation is not None and client_generation != generation:
         raise errors.Conflict('resource provider generation conflict',
                               code=errors.CONCURRENT_UPDATE)
-    return provider.id, generation
+    return provider_id, generation
 
 
 def _check_unused(conn, uuid, provider_id, class_ids):

@@ -92,21 +92,13 @@ def _duplicate(conn, uuid, name, exclude_id=None):
             code=errors.DUPLICATE_NAME)
 
 
+_NO_PARENT = 'parent provider UUID does not exist.'
+
+
 def _raced_duplicate(name):
     return errors.Conflict(
         'Conflicting resource provider %s already exists.' % name,
         code=errors.DUPLICATE_NAME)
-
-
-def _parent_row(conn, parent_uuid, fail):
-    """The locked row of the would-be parent; ``fail(reason)`` if absent."""
-    parent = base.find_provider(conn, parent_uuid)
-    if parent is None:
-        raise fail('parent provider UUID does not exist.')
-    # Lock it so it cannot be deleted or moved while it gains a child.
-    if not base.lock_providers(conn, [parent.id]):
-        raise fail('parent provider UUID does not exist.')
-    return parent
 
 
 def create(conn, uuid, name, parent_uuid=None):
@@ -119,10 +111,14 @@ def create(conn, uuid, name, parent_uuid=None):
     if parent_uuid is not None and parent_uuid == uuid:
         raise fail('parent provider UUID cannot be same as UUID. '
                    'Please modify your request.')
-    _duplicate(conn, uuid, name)
     parent = None
     if parent_uuid is not None:
-        parent = _parent_row(conn, parent_uuid, fail)
+        # Locked first, so it can be neither deleted nor moved while it
+        # gains a child, and the reads below see its latest state.
+        if not base.lock_providers_by_uuid(conn, [parent_uuid]):
+            raise fail(_NO_PARENT)
+        parent = base.get_provider(conn, parent_uuid)
+    _duplicate(conn, uuid, name)
     now = base.now()
     try:
         provider_id = conn.execute(RP.insert().values(
@@ -163,32 +159,35 @@ def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
         return errors.BadRequest(
             'Unable to save resource provider %s: %s' % (uuid, reason))
 
+    # Lock the provider and its would-be parent before any plain read.
+    moving_under = parent_uuid if change_parent else None
+    locked = base.lock_providers_by_uuid(conn, [uuid, moving_under] if
+                                         moving_under else [uuid])
+    if uuid not in locked:
+        raise base.provider_not_found(uuid)
     current = base.get_provider(conn, uuid)
-    base.lock_providers(conn, [current.id])
     _duplicate(conn, None, name, exclude_id=current.id)
     values = {'name': name, 'updated_at': base.now()}
     new_root = None
-    if change_parent:
-        old_parent_id = current.parent_provider_id
-        if parent_uuid is None:
-            if old_parent_id is not None:
-                if not allow_reparent:
-                    raise fail('un-parenting a provider is not currently '
-                               'allowed.')
-                values['parent_provider_id'] = None
-                new_root = current.id
-        else:
-            parent = _parent_row(conn, parent_uuid, fail)
-            if parent.id != old_parent_id:
-                if old_parent_id is not None and not allow_reparent:
-                    raise fail('re-parenting a provider is not currently '
-                               'allowed.')
-                subtree = _subtree_ids(conn, current.id)
-                if parent.id in subtree:
-                    raise fail('creating loop in the provider tree is not '
-                               'allowed.')
-                values['parent_provider_id'] = parent.id
-                new_root = parent.root_provider_id
+    old_parent_id = current.parent_provider_id
+    if change_parent and parent_uuid is None and old_parent_id is not None:
+        if not allow_reparent:
+            raise fail('un-parenting a provider is not currently allowed.')
+        values['parent_provider_id'] = None
+        new_root = current.id
+    elif moving_under is not None:
+        if moving_under not in locked:
+            raise fail(_NO_PARENT)
+        parent = base.get_provider(conn, moving_under)
+        if parent.id != old_parent_id:
+            if old_parent_id is not None and not allow_reparent:
+                raise fail('re-parenting a provider is not currently '
+                           'allowed.')
+            if parent.id in _subtree_ids(conn, current.id):
+                raise fail('creating loop in the provider tree is not '
+                           'allowed.')
+            values['parent_provider_id'] = parent.id
+            new_root = parent.root_provider_id
     try:
         conn.execute(RP.update().where(RP.c.id == current.id).values(values))
     except sa_exc.IntegrityError:
@@ -202,13 +201,12 @@ def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
 
 def delete(conn, uuid):
     """Delete a childless, unallocated provider and what hangs off it."""
-    row = base.find_provider(conn, uuid)
-    if row is None:
+    provider_id = base.lock_providers_by_uuid(conn, [uuid]).get(uuid)
+    if provider_id is None:
         raise errors.NotFound(
             'No resource provider with uuid %s found for delete' % uuid)
-    base.lock_providers(conn, [row.id])
     child = conn.execute(sa.select(RP.c.id)
-                         .where(RP.c.parent_provider_id == row.id)
+                         .where(RP.c.parent_provider_id == provider_id)
                          .limit(1)).first()
     if child is not None:
         raise errors.Conflict(
@@ -217,7 +215,7 @@ def delete(conn, uuid):
             code=errors.PROVIDER_CANNOT_DELETE_PARENT)
     alloc = tables.allocations
     used = conn.execute(sa.select(alloc.c.id)
-                        .where(alloc.c.resource_provider_id == row.id)
+                        .where(alloc.c.resource_provider_id == provider_id)
                         .limit(1)).first()
     if used is not None:
         raise errors.Conflict(
@@ -226,9 +224,9 @@ def delete(conn, uuid):
     for table in (tables.inventories, tables.resource_provider_traits,
                   tables.resource_provider_aggregates):
         conn.execute(table.delete()
-                     .where(table.c.resource_provider_id == row.id))
+                     .where(table.c.resource_provider_id == provider_id))
     # A root refers to itself; InnoDB checks that foreign key even for
     # the row being deleted, so drop the self-reference first.
-    conn.execute(RP.update().where(RP.c.id == row.id)
+    conn.execute(RP.update().where(RP.c.id == provider_id)
                  .values(root_provider_id=None))
-    conn.execute(RP.delete().where(RP.c.id == row.id))
+    conn.execute(RP.delete().where(RP.c.id == provider_id))
