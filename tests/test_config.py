@@ -1,0 +1,99 @@
+"""placement-api start-up: configuration mistakes end it with one clear
+line; with no configuration at all it runs on a private SQLite file."""
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+import conftest
+from placement import conf as placement_conf
+from placement import migration
+
+API = os.path.join(os.path.dirname(sys.executable), 'placement-api')
+
+
+def start_api(config_dir, env=None):
+    port = conftest.free_port()
+    return subprocess.run(
+        [API, '--bind', '127.0.0.1:%d' % port, '--workers', '1'],
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, OS_PLACEMENT_CONFIG_DIR=config_dir,
+                 **(env or {})))
+
+
+@pytest.mark.parametrize('section, option, value', [
+    ('placement', 'allocation_conflict_retry_count', 'abc'),
+    ('placement', 'allocation_conflict_retry_count', '-1'),
+    ('api', 'auth_strategy', 'trust-everyone'),
+    ('placement_database', 'sync_on_startup', 'perhaps'),
+])
+def test_bad_option_value_is_one_line(tmp_path, section, option, value):
+    conftest.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
+    with open(tmp_path / 'placement.conf', 'a') as f:
+        f.write('[%s]\n%s = %s\n' % (section, option, value))
+    result = start_api(str(tmp_path))
+    assert result.returncode != 0
+    assert 'Traceback' not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('placement-api: invalid configuration')
+    assert option in lines[0]
+
+
+@pytest.mark.parametrize('url, expected', [
+    ('nosuchdb://somewhere/placement', 'unknown database type'),
+    ('mysql+pymysql://placement:pw-in-url@127.0.0.1:%(port)d/placement',
+     'database error'),
+])
+def test_bad_database_is_one_line(tmp_path, url, expected):
+    url = url % {'port': conftest.free_port()}
+    conftest.write_config(str(tmp_path), url)
+    result = start_api(str(tmp_path))
+    assert result.returncode != 0
+    assert 'Traceback' not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith('placement-api: ' + expected)
+    assert 'pw-in-url' not in result.stderr
+
+
+def test_schema_behind_is_one_line(tmp_path):
+    # Without sync_on_startup the service refuses a database that
+    # placement-manage db sync has not prepared.
+    with open(tmp_path / 'placement.conf', 'w') as f:
+        f.write('[placement_database]\nconnection = sqlite:///%s/p.sqlite\n'
+                % tmp_path)
+    result = start_api(str(tmp_path))
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith('placement-api: database schema is at None')
+    assert 'placement-manage db sync' in lines[-1]
+    assert 'Traceback' not in result.stderr
+
+
+@pytest.mark.skipif(
+    os.path.exists(os.path.join(placement_conf.DEFAULT_CONFIG_DIR,
+                                placement_conf.CONFIG_NAME)),
+    reason='this machine has a system-wide placement.conf')
+def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
+    config_dir = tmp_path / 'empty'
+    state = tmp_path / 'state'
+    config_dir.mkdir()
+    server = conftest.Server(str(config_dir),
+                             env={'XDG_STATE_HOME': str(state)})
+    try:
+        response = httpx.get(server.url + '/', timeout=10)
+        assert response.status_code == 200
+        assert response.json()['versions'][0]['max_version'] == '1.39'
+    finally:
+        server.stop()
+    database = state / 'placement' / 'placement.sqlite'
+    assert database.exists()
+    engine = sa.create_engine('sqlite:///%s' % database)
+    try:
+        assert migration.current(engine) == migration.head()
+    finally:
+        engine.dispose()
