@@ -28,9 +28,9 @@ PUT_ONE_SCHEMA = {
     'additionalProperties': False,
 }
 
-# One record POSTed to /inventories: names its class, no generation.
+# One record POSTed to /inventories: names its class; a generation may be
+# sent (clients and the reference fixtures do) but is not required.
 POST_SCHEMA = copy.deepcopy(PUT_ONE_SCHEMA)
-del POST_SCHEMA['properties']['resource_provider_generation']
 POST_SCHEMA['properties']['resource_class'] = {
     'type': 'string', 'pattern': RESOURCE_CLASS_PATTERN, 'maxLength': 255}
 POST_SCHEMA['required'] = ['total', 'resource_class']
