@@ -24,6 +24,9 @@ def setup_logging(conf):
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # Library warnings (oslo.policy's deprecations) become log lines in the
+    # same format and file instead of bare text on stderr.
+    logging.captureWarnings(True)
     # SQLAlchemy's echo and the keystone client are noisy at DEBUG.
     logging.getLogger('sqlalchemy').setLevel(logging.WARNING)
 
