@@ -201,3 +201,8 @@ def test_concurrent_creates_get_distinct_ids(database):
     custom_ids = [ids[name] for name in names]
     assert len(set(custom_ids)) == 12
     assert min(custom_ids) >= 10000
+
+
+def test_names_match_exactly_on_every_database(client):
+    assert client.get('/resource_classes/vcpu').status_code == 404
+    assert client.get('/resource_classes/VCPU').status_code == 200

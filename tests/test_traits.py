@@ -240,3 +240,19 @@ def test_concurrent_creates_of_one_trait(database):
                 lambda _: http.put('/traits/' + name).status_code,
                 range(12)))
     assert statuses == [201] + [204] * 11
+
+
+def test_order_and_matching_ignore_database_collation(client):
+    prefix = custom('COLL')
+    names = [prefix + suffix for suffix in ('_A_C', '_AC', '_A_B', '_AB')]
+    for name in names:
+        assert client.put('/traits/' + name).status_code == 201
+    listed = client.get('/traits', params={'name': 'startswith:' + prefix})
+    assert listed.json()['traits'] == [prefix + '_AB', prefix + '_AC',
+                                       prefix + '_A_B', prefix + '_A_C']
+    lower = names[0].lower()
+    assert client.get('/traits/' + lower).status_code == 404
+    assert client.get('/traits', params={
+        'name': 'in:' + lower}).json()['traits'] == []
+    assert client.get('/traits', params={
+        'name': 'startswith:' + prefix.lower()}).json()['traits'] == []

@@ -22,7 +22,9 @@ def list_classes(conn):
 
 def get_class(conn, name):
     """The class row named ``name``, or None."""
-    return conn.execute(sa.select(*_COLUMNS).where(RC.c.name == name)).first()
+    rows = conn.execute(sa.select(*_COLUMNS).where(RC.c.name == name)).all()
+    # Exactly, even where the database's collation ignores case.
+    return next((row for row in rows if row.name == name), None)
 
 
 def _require(conn, name):

@@ -24,21 +24,33 @@ def list_traits(conn, name_in=None, prefix=None, associated=None):
     """
     stmt = sa.select(TRAITS.c.name, TRAITS.c.created_at, TRAITS.c.updated_at)
     if name_in is not None:
-        stmt = stmt.where(TRAITS.c.name.in_(set(name_in)))
+        name_in = set(name_in)
+        stmt = stmt.where(TRAITS.c.name.in_(name_in))
     if prefix is not None:
         stmt = stmt.where(TRAITS.c.name.startswith(prefix, autoescape=True))
     if associated is not None:
         used = sa.select(RP_TRAITS.c.trait_id).distinct()
         stmt = stmt.where(TRAITS.c.id.in_(used) if associated
                           else TRAITS.c.id.not_in(used))
-    return conn.execute(stmt.order_by(TRAITS.c.name)).all()
+    # MySQL compares names without regard to case; match exactly anywhere.
+    return _by_name(row for row in conn.execute(stmt)
+                    if (name_in is None or row.name in name_in)
+                    and (prefix is None or row.name.startswith(prefix)))
+
+
+def _by_name(rows):
+    """Rows sorted by code point, not by the database's collation (which
+    may ignore case or underscores)."""
+    return sorted(rows, key=lambda row: row.name)
 
 
 def get_trait(conn, name):
     """The trait row (name, created_at, updated_at), or None."""
-    return conn.execute(
+    rows = conn.execute(
         sa.select(TRAITS.c.name, TRAITS.c.created_at, TRAITS.c.updated_at)
-        .where(TRAITS.c.name == name)).first()
+        .where(TRAITS.c.name == name)).all()
+    # Exactly, even where the database's collation ignores case.
+    return next((row for row in rows if row.name == name), None)
 
 
 def create_trait(conn, name):
@@ -85,12 +97,11 @@ def require_trait_ids(conn, names):
 
 def provider_traits(conn, provider_id):
     """Rows (name, created_at) of the provider's traits, by name."""
-    return conn.execute(
+    return _by_name(conn.execute(
         sa.select(TRAITS.c.name, RP_TRAITS.c.created_at)
         .select_from(RP_TRAITS.join(TRAITS,
                                     RP_TRAITS.c.trait_id == TRAITS.c.id))
-        .where(RP_TRAITS.c.resource_provider_id == provider_id)
-        .order_by(TRAITS.c.name)).all()
+        .where(RP_TRAITS.c.resource_provider_id == provider_id)))
 
 
 def _replace_provider_traits(conn, provider_id, trait_ids):
