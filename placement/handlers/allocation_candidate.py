@@ -32,18 +32,27 @@ def _allocation_requests(result, version):
     uuids = {rp: provider[0] for rp, provider in result.providers.items()}
     names = result.rc_names
     with_mappings = version >= MAPPINGS
+    # Candidates often share their amounts dicts: render each once.
+    rendered = {}
+
+    def resources(amounts):
+        key = id(amounts)
+        found = rendered.get(key)
+        if found is None:
+            found = rendered[key] = {names[rc]: amount
+                                     for rc, amount in amounts.items()}
+        return found
+
     requests = []
     for allocations, mappings in result.candidates:
         if version >= DICT_ALLOCATIONS:
             body = {'allocations': {
-                uuids[rp]: {'resources': {names[rc]: amount
-                                          for rc, amount in amounts.items()}}
+                uuids[rp]: {'resources': resources(amounts)}
                 for rp, amounts in allocations.items()}}
         else:
             body = {'allocations': [
                 {'resource_provider': {'uuid': uuids[rp]},
-                 'resources': {names[rc]: amount
-                               for rc, amount in amounts.items()}}
+                 'resources': resources(amounts)}
                 for rp, amounts in allocations.items()]}
         if with_mappings:
             body['mappings'] = {
@@ -58,9 +67,7 @@ def _summaries(result, version):
     with_tree = version >= TREE_IN_SUMMARY
     summaries = {}
     for rp, (uuid, parent, root) in result.providers.items():
-        summary = {'resources': {
-            name: {'capacity': capacity, 'used': used}
-            for name, (capacity, used) in result.resources[rp].items()}}
+        summary = {'resources': result.resources[rp]}
         if with_traits:
             summary['traits'] = result.traits[rp]
         if with_tree:

@@ -29,6 +29,7 @@ import random
 import sqlalchemy as sa
 
 from placement import tables
+from placement.objects import base
 from placement.objects import provider_filter
 
 RP = tables.resource_providers
@@ -44,7 +45,7 @@ ALL_CLASSES_IN_SUMMARY = (1, 27)
 TRAITS_IN_SUMMARY = (1, 17)
 # Past this many providers a summary query reads whole tables and filters
 # in Python rather than binding a huge IN list.
-BULK = 2000
+BULK = 500
 
 
 @dataclasses.dataclass
@@ -53,8 +54,9 @@ class Result:
 
     ``candidates``: [(allocations {rp_id: {rc_id: amount}},
     mappings {suffix: (rp_id, ...)})]; ``providers``: {rp_id: (uuid,
-    parent_uuid, root_uuid)}; ``resources``: {rp_id: {rc_name: (capacity,
-    used)}}; ``traits``: {rp_id: [name, ...]}; ``rc_names``: {rc_id: name}.
+    parent_uuid, root_uuid)}; ``resources``: {rp_id: {rc_name: {"capacity":
+    c, "used": u}}} (as rendered); ``traits``: {rp_id: [name, ...]};
+    ``rc_names``: {rc_id: name}.
     """
     candidates: list
     providers: dict
@@ -69,6 +71,7 @@ class _Group:
     amounts: dict          # rc_id -> amount
     spread: bool           # unsuffixed: one provider per resource class
     required: tuple = ()   # trait id sets the spread providers must meet
+    filters: list = None   # SQL conditions on resource_providers
     stmt: object = None
 
 
@@ -116,8 +119,13 @@ class _Search:
         self.results = []
         groups = query.groups.values()
 
-        self.rc_ids = provider_filter.resolve_resource_classes(
-            conn, {rc for group in groups for rc in group.resources})
+        self.rc_names = base.resource_class_names(conn)
+        self.rc_ids = {name: rc for rc, name in self.rc_names.items()}
+        unknown = {rc for group in groups for rc in group.resources
+                   if rc not in self.rc_ids}
+        if unknown:
+            # Raises the 400 naming the unknown class.
+            provider_filter.resolve_resource_classes(conn, unknown)
         names = {SHARING_TRAIT} | query.root_required.names()
         for group in groups:
             names |= group.traits.names()
@@ -129,6 +137,13 @@ class _Search:
                    for uuid in uuids})
 
         self.groups = [self._group(group) for group in groups]
+        # Amounts of two groups add up on a provider only for a class both
+        # request; only then is capacity needed beyond the SQL check.
+        requested = [rc for group in self.groups for rc in group.amounts]
+        with_capacity = len(requested) != len(set(requested))
+        for group in self.groups:
+            group.stmt = _statement(group.amounts, group.filters,
+                                    conn.dialect.name, with_capacity)
         self.rp_traits = self._collective_traits()
         self.root_ok = self._roots_meeting(query.root_required)
         self.parents = self._parents() if query.same_subtree else None
@@ -166,7 +181,7 @@ class _Search:
             filters.append(provider_filter.in_tree_clause(
                 RP.c.root_provider_id,
                 provider_filter.root_of(self.conn, request.in_tree)))
-        group.stmt = _statement(amounts, filters)
+        group.filters = filters
         return group
 
     def _collective_traits(self):
@@ -248,7 +263,12 @@ class _Search:
     def _trees(self):
         """(root, [own providers per group]) for each candidate tree."""
         count = len(self.groups)
-        merged = heapq.merge(*self._streams(), key=operator.itemgetter(0))
+        streams = self._streams()
+        if len(streams) == 1:
+            for root, _, providers in streams[0]:
+                yield root, [providers]
+            return
+        merged = heapq.merge(*streams, key=operator.itemgetter(0))
         for root, items in itertools.groupby(merged,
                                              key=operator.itemgetter(0)):
             own = [None] * count
@@ -309,6 +329,13 @@ class _Search:
     def _spread_choices(self, group, mine, shared):
         """Ways to serve the unsuffixed group in one tree: one provider
         per resource class, from the tree or sharing providers."""
+        if len(mine) == 1 and not shared:
+            # The common case: a tree of one provider.
+            (rp, rcs), = mine.items()
+            if len(rcs) == len(group.amounts) and self._meets(
+                    group.required, (rp,)):
+                return [({rp: group.amounts}, (rp,))]
+            return []
         per_class = []
         classes = list(group.amounts)
         for rc in classes:
@@ -320,7 +347,7 @@ class _Search:
         found = []
         for picks in itertools.product(*per_class):
             providers = tuple(dict.fromkeys(picks))
-            if group.required and not self._meets(group.required, providers):
+            if not self._meets(group.required, providers):
                 continue
             allocations = {}
             for rc, rp in zip(classes, picks):
@@ -334,6 +361,8 @@ class _Search:
 
     def _meets(self, required, providers):
         """Whether the providers together have a trait of each set."""
+        if not required:
+            return True
         have = set()
         for rp in providers:
             have |= self.rp_traits.get(rp, set())
@@ -433,50 +462,69 @@ class _Search:
             ids.update(allocations)
             for providers in mappings.values():
                 ids.update(providers)
-        providers = self._providers(ids)
-        rc_filter = None
-        if self.version < ALL_CLASSES_IN_SUMMARY:
-            rc_filter = {rc for group in self.groups for rc in group.amounts}
-        resources, rc_names = _resources(self.conn, providers, rc_filter)
-        rc_names.update((rc, name) for name, rc in self.rc_ids.items())
+        providers, resources = self._summaries(ids)
         traits = {}
         if self.version >= TRAITS_IN_SUMMARY:
             traits = _traits(self.conn, providers)
-        return Result(candidates, providers, resources, traits, rc_names)
+        return Result(candidates, providers, resources, traits,
+                      self.rc_names)
 
-    def _providers(self, ids):
-        """{rp: (uuid, parent uuid, root uuid)} for the providers in the
-        answer; from 1.29 with every provider of their trees."""
+    def _summaries(self, ids):
+        """({rp: (uuid, parent uuid, root uuid)}, {rp: {rc name:
+        {capacity, used}}}) of the providers in the answer; from 1.29 of
+        every provider of their trees, before 1.27 with the requested
+        classes only."""
         if not ids:
-            return {}
-        cols = (RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
-                RP.c.root_provider_id)
-        stmt = sa.select(*cols)
-        if self.version < NESTED:
-            if len(ids) <= BULK:
-                stmt = stmt.where(RP.c.id.in_(sorted(ids)))
-            rows = [row for row in self.conn.execute(stmt) if row[0] in ids]
-        else:
-            if len(ids) <= BULK:
+            return {}, {}
+        joined = INV.c.resource_provider_id == RP.c.id
+        if self.version < ALL_CLASSES_IN_SUMMARY:
+            requested = {rc for group in self.groups for rc in group.amounts}
+            joined = sa.and_(joined,
+                             INV.c.resource_class_id.in_(sorted(requested)))
+        stmt = (sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                          RP.c.root_provider_id, INV.c.resource_class_id,
+                          INV.c.total, INV.c.reserved,
+                          INV.c.allocation_ratio, _usage(INV))
+                .select_from(RP.outerjoin(INV, joined)))
+        nested = self.version >= NESTED
+        if len(ids) <= BULK:
+            if nested:
                 inner = RP.alias('inner')
                 stmt = stmt.where(RP.c.root_provider_id.in_(
                     sa.select(inner.c.root_provider_id)
                     .where(inner.c.id.in_(sorted(ids)))))
-                rows = self.conn.execute(stmt).all()
             else:
-                rows = self.conn.execute(stmt).all()
+                stmt = stmt.where(RP.c.id.in_(sorted(ids)))
+            rows = self.conn.execute(stmt).all()
+        else:
+            rows = self.conn.execute(stmt).all()
+            if nested:
                 roots = {row[3] for row in rows if row[0] in ids}
                 rows = [row for row in rows if row[3] in roots]
+            else:
+                rows = [row for row in rows if row[0] in ids]
         uuids = {row[0]: row[1] for row in rows}
-        return {rp: (uuid, uuids.get(parent), uuids.get(root))
-                for rp, uuid, parent, root in rows}
+        names = self.rc_names
+        providers = {}
+        resources = {}
+        for rp, uuid, parent, root, rc, total, reserved, ratio, used in rows:
+            found = resources.get(rp)
+            if found is None:
+                found = resources[rp] = {}
+                providers[rp] = (uuid, uuids.get(parent), uuids.get(root))
+            if rc is not None:
+                found[names[rc]] = {
+                    'capacity': int((total - reserved) * ratio),
+                    'used': int(used or 0)}
+        return providers, resources
 
 
-def _statement(amounts, filters):
-    """Rows (root, rp, rc, total, reserved, ratio, max_unit, used) of the
-    providers able to serve ``amounts`` {rc: amount}, one row per class
-    they can serve, ordered by root; (root, rp) rows when ``amounts`` is
-    empty (a group with traits or aggregates only)."""
+def _statement(amounts, filters, dialect, with_capacity):
+    """Rows (root, rp, rc) of the providers able to serve ``amounts``
+    {rc: amount}, one row per class they can serve, ordered by root, plus
+    (total, reserved, ratio, max_unit, used) when ``with_capacity``; rows
+    (root, rp) when ``amounts`` is empty (a group with traits or
+    aggregates only)."""
     order = (RP.c.root_provider_id, RP.c.id)
     if not amounts:
         return sa.select(*order).where(*filters).order_by(*order)
@@ -484,36 +532,61 @@ def _statement(amounts, filters):
         amount = sa.literal(next(iter(amounts.values())))
     else:
         amount = sa.case(amounts, value=INV.c.resource_class_id)
-    used = sa.func.sum(ALLOC.c.used)
-    capacity_cols = (INV.c.resource_class_id, INV.c.total, INV.c.reserved,
-                     INV.c.allocation_ratio, INV.c.max_unit)
+    rc_id = INV.c.resource_class_id
+    if dialect == 'sqlite':
+        # An expression rather than the column: SQLite then walks providers
+        # in root order (an index) instead of sorting every row first, so
+        # rows stream and a limit stops the scan early.
+        rc_id = rc_id + 0
+    used = _usage(INV)
+    columns = [*order, INV.c.resource_class_id]
+    if with_capacity:
+        columns += [INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
+                    INV.c.max_unit, sa.func.coalesce(used, 0)]
     return (
-        sa.select(*order, *capacity_cols, sa.func.coalesce(used, 0))
-        .select_from(
-            RP.join(INV, INV.c.resource_provider_id == RP.c.id)
-            .outerjoin(ALLOC, sa.and_(
-                ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                ALLOC.c.resource_class_id == INV.c.resource_class_id)))
-        .where(INV.c.resource_class_id.in_(sorted(amounts)),
-               provider_filter.units_clause(INV, amount), *filters)
-        .group_by(*order, *capacity_cols)
-        .having(provider_filter.room_clause(INV, used, amount))
+        sa.select(*columns)
+        .select_from(RP.join(INV, INV.c.resource_provider_id == RP.c.id))
+        .where(rc_id.in_(sorted(amounts)),
+               provider_filter.fits_clause(INV, used, amount), *filters)
         .order_by(*order))
 
 
+def _usage(inventory):
+    """The amount allocated from an inventory row (NULL when nothing)."""
+    return (sa.select(sa.func.sum(ALLOC.c.used))
+            .where(ALLOC.c.resource_provider_id
+                   == inventory.c.resource_provider_id,
+                   ALLOC.c.resource_class_id
+                   == inventory.c.resource_class_id)
+            .scalar_subquery())
+
+
 def _by_provider(rows):
-    """(root, rp, {rc: (total, reserved, ratio, max_unit, used)}) from
-    rows of ``_statement`` (an empty dict for resourceless rows)."""
-    for (root, rp), group in itertools.groupby(
-            rows, key=operator.itemgetter(0, 1)):
-        yield root, rp, {row[2]: row[3:] for row in group if len(row) > 2}
+    """(root, rp, {rc: (total, reserved, ratio, max_unit, used) or ()})
+    from rows of ``_statement`` (an empty dict for resourceless rows)."""
+    current = None
+    for row in rows:
+        if row[1] != current:
+            if current is not None:
+                yield root, current, rcs
+            root, current, rcs = row[0], row[1], {}
+        if len(row) > 2:
+            rcs[row[2]] = row[3:]
+    if current is not None:
+        yield root, current, rcs
 
 
 def _by_root(rows, index):
     """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows."""
-    for root, group in itertools.groupby(
-            _by_provider(rows), key=operator.itemgetter(0)):
-        yield root, index, {rp: rcs for _, rp, rcs in group}
+    current = None
+    for root, rp, rcs in _by_provider(rows):
+        if root != current:
+            if current is not None:
+                yield current, index, providers
+            current, providers = root, {}
+        providers[rp] = rcs
+    if current is not None:
+        yield current, index, providers
 
 
 def _room(row, amount):
@@ -533,53 +606,29 @@ def _round_robin(generators):
         generators = alive
 
 
-def _capacity(total, reserved, ratio):
-    return int((total - reserved) * ratio)
-
-
-def _resources(conn, providers, rc_filter):
-    """({rp: {rc_name: (capacity, used)}}, {rc_id: name}) of ``providers``
-    (only classes in ``rc_filter`` when given)."""
-    resources = {rp: {} for rp in providers}
-    if not providers:
-        return resources, {}
-    used = sa.func.coalesce(sa.func.sum(ALLOC.c.used), 0)
-    rc = tables.resource_classes
-    cols = (INV.c.resource_provider_id, rc.c.name, INV.c.total,
-            INV.c.reserved, INV.c.allocation_ratio)
-    stmt = (sa.select(*cols, used, rc.c.id)
-            .select_from(
-                INV.join(rc, rc.c.id == INV.c.resource_class_id)
-                .outerjoin(ALLOC, sa.and_(
-                    ALLOC.c.resource_provider_id
-                    == INV.c.resource_provider_id,
-                    ALLOC.c.resource_class_id
-                    == INV.c.resource_class_id)))
-            .group_by(*cols, rc.c.id)
-            .order_by(INV.c.resource_provider_id, rc.c.id))
-    if len(providers) <= BULK:
-        stmt = stmt.where(INV.c.resource_provider_id.in_(sorted(providers)))
-    if rc_filter is not None:
-        stmt = stmt.where(INV.c.resource_class_id.in_(sorted(rc_filter)))
-    names = {}
-    for rp, name, total, reserved, ratio, amount, rc_id in conn.execute(stmt):
-        found = resources.get(rp)
-        if found is not None:
-            found[name] = (_capacity(total, reserved, ratio), int(amount))
-            names[rc_id] = name
-    return resources, names
+def _restrict(stmt, column, ids):
+    """``stmt`` limited to ``column`` in ``ids``, unless there are so many
+    that reading everything and filtering in Python is cheaper."""
+    if len(ids) <= BULK:
+        stmt = stmt.where(column.in_(sorted(ids)))
+    return stmt
 
 
 def _traits(conn, providers):
     """{rp: [trait name, ...]} of ``providers`` in trait id order."""
     traits = {rp: [] for rp in providers}
-    stmt = (sa.select(RPT.c.resource_provider_id, TRAITS.c.name)
-            .select_from(RPT.join(TRAITS, TRAITS.c.id == RPT.c.trait_id))
-            .order_by(RPT.c.resource_provider_id, RPT.c.trait_id))
-    if len(providers) <= BULK:
-        stmt = stmt.where(RPT.c.resource_provider_id.in_(sorted(providers)))
-    for rp, name in conn.execute(stmt):
-        found = traits.get(rp)
-        if found is not None:
-            found.append(name)
+    if not providers:
+        return traits
+    stmt = _restrict(
+        sa.select(RPT.c.resource_provider_id, RPT.c.trait_id),
+        RPT.c.resource_provider_id, providers)
+    rows = sorted(tuple(row) for row in conn.execute(stmt)
+                  if row[0] in traits)
+    if not rows:
+        return traits
+    names = dict(conn.execute(
+        sa.select(TRAITS.c.id, TRAITS.c.name)
+        .where(TRAITS.c.id.in_(sorted({row[1] for row in rows})))).all())
+    for rp, trait in rows:
+        traits[rp].append(names[trait])
     return traits
