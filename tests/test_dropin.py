@@ -1,0 +1,296 @@
+"""Drop-in replacement: a database that upstream placement created and
+migrated to its head is used as it is.
+
+The database is built from the schema dump of an upstream database
+(shared/reference/upstream-schema-sqlite.sql; translated for MariaDB and
+PostgreSQL), stamped with upstream's head revision, given the standard
+resource classes and traits and some data, the way upstream leaves it.
+Then ``placement-manage db sync`` must change nothing in the schema, and
+the service must start on the database and serve the data.
+"""
+import os
+import re
+import subprocess
+import sys
+import uuid
+
+import os_resource_classes
+import httpx
+import os_traits
+import pytest
+import sqlalchemy as sa
+
+import conftest
+from placement import migration
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMA_DUMP = os.path.join(ROOT, '..', 'shared', 'reference',
+                           'upstream-schema-sqlite.sql')
+UPSTREAM_HEAD = 'a082b8bb98d0'
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(SCHEMA_DUMP),
+    reason='needs ../shared/reference/upstream-schema-sqlite.sql')
+
+RP_UUID = str(uuid.uuid4())
+CONSUMER_UUID = str(uuid.uuid4())
+AGGREGATE_UUID = str(uuid.uuid4())
+PROJECT_ID = str(uuid.uuid4())
+USER_ID = str(uuid.uuid4())
+TRAIT = 'HW_CPU_X86_AVX2'
+
+
+def read_dump():
+    """(CREATE statements, {table: row count}) from the dump."""
+    with open(SCHEMA_DUMP) as f:
+        text = f.read()
+    counts = {name: int(count) for name, count in re.findall(
+        r'^-- (\w+) rows at start: (\d+)', text, flags=re.M)}
+    body = '\n'.join(line for line in text.splitlines()
+                     if not line.startswith('--'))
+    statements = [s.strip() for s in body.split(';') if s.strip()]
+    return statements, counts
+
+
+def _references(statement):
+    return set(re.findall(r'REFERENCES (\w+)', statement))
+
+
+def _table_name(statement):
+    match = re.match(r'CREATE TABLE "?(\w+)"?', statement)
+    return match.group(1) if match else None
+
+
+def dependency_order(statements):
+    """Tables before the tables whose foreign keys name them, then the
+    indexes (MariaDB and PostgreSQL check references at creation)."""
+    tables = [s for s in statements if _table_name(s)]
+    others = [s for s in statements if not _table_name(s)]
+    ordered, created = [], set()
+    while tables:
+        ready = [s for s in tables
+                 if _references(s) <= created | {_table_name(s)}]
+        assert ready, 'circular references in the dump'
+        for statement in ready:
+            ordered.append(statement)
+            created.add(_table_name(statement))
+            tables.remove(statement)
+    return ordered + others
+
+
+def translate(statement, dialect):
+    """The SQLite DDL of the dump, as upstream's migrations would have
+    written it for ``dialect``: auto-increment ids, native types."""
+    if dialect == 'sqlite':
+        return statement
+    statement = statement.replace('"', '')
+    if dialect == 'mysql':
+        statement = re.sub(r'\bid INTEGER NOT NULL,',
+                           'id INTEGER NOT NULL AUTO_INCREMENT,', statement)
+        if statement.startswith('CREATE TABLE'):
+            statement += ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb3'
+    elif dialect == 'postgresql':
+        statement = re.sub(r'\bid INTEGER NOT NULL,', 'id SERIAL NOT NULL,',
+                           statement)
+        statement = statement.replace('DATETIME',
+                                      'TIMESTAMP WITHOUT TIME ZONE')
+    return statement
+
+
+def build_upstream_database(engine):
+    statements, counts = read_dump()
+    dialect = engine.dialect.name
+    with engine.begin() as conn:
+        if dialect == 'mysql':
+            # Upstream's VCPU has id 0, which MySQL would replace by the
+            # next auto-increment value.
+            conn.exec_driver_sql(
+                "SET SESSION sql_mode = CONCAT_WS(',', @@SESSION.sql_mode, "
+                "'NO_AUTO_VALUE_ON_ZERO')")
+        for statement in dependency_order(statements):
+            conn.exec_driver_sql(translate(statement, dialect))
+        meta = sa.MetaData()
+        meta.reflect(conn)
+        t = meta.tables
+        conn.execute(t['alembic_version'].insert().values(
+            version_num=UPSTREAM_HEAD))
+        # The standard rows as upstream had them when the dump was made;
+        # newer os-* releases add more, which the service adds at start.
+        conn.execute(t['resource_classes'].insert(), [
+            {'id': index, 'name': name} for index, name in enumerate(
+                os_resource_classes.STANDARDS[:counts['resource_classes']])])
+        conn.execute(t['traits'].insert(), [
+            {'name': name} for name in
+            sorted(os_traits.get_traits())[:counts['traits']]])
+        _insert_data(conn, t)
+
+
+def _insert_data(conn, t):
+    """A provider with an inventory, an allocation, a trait and an
+    aggregate, as upstream stores them."""
+    rp_id = conn.execute(t['resource_providers'].insert().values(
+        uuid=RP_UUID, name='upstream-cn1', generation=3)
+    ).inserted_primary_key[0]
+    conn.execute(t['resource_providers'].update().values(
+        root_provider_id=rp_id))
+    conn.execute(t['inventories'].insert().values(
+        resource_provider_id=rp_id, resource_class_id=0, total=8,
+        reserved=1, min_unit=1, max_unit=8, step_size=1,
+        allocation_ratio=16.0))
+    project = conn.execute(t['projects'].insert().values(
+        external_id=PROJECT_ID)).inserted_primary_key[0]
+    user = conn.execute(t['users'].insert().values(
+        external_id=USER_ID)).inserted_primary_key[0]
+    conn.execute(t['consumers'].insert().values(
+        uuid=CONSUMER_UUID, project_id=project, user_id=user, generation=1))
+    conn.execute(t['allocations'].insert().values(
+        resource_provider_id=rp_id, consumer_id=CONSUMER_UUID,
+        resource_class_id=0, used=2))
+    trait_id = conn.execute(sa.select(t['traits'].c.id).where(
+        t['traits'].c.name == TRAIT)).scalar_one()
+    conn.execute(t['resource_provider_traits'].insert().values(
+        trait_id=trait_id, resource_provider_id=rp_id))
+    aggregate = conn.execute(t['placement_aggregates'].insert().values(
+        uuid=AGGREGATE_UUID)).inserted_primary_key[0]
+    conn.execute(t['resource_provider_aggregates'].insert().values(
+        resource_provider_id=rp_id, aggregate_id=aggregate))
+
+
+def schema_snapshot(engine):
+    """Everything about the schema that a migration could change."""
+    inspector = sa.inspect(engine)
+    snapshot = {}
+    for table in sorted(inspector.get_table_names()):
+        snapshot[table] = {
+            'columns': [(c['name'], str(c['type']), c['nullable'],
+                         str(c.get('default')), c.get('autoincrement'))
+                        for c in inspector.get_columns(table)],
+            'primary_key': inspector.get_pk_constraint(table),
+            'foreign_keys': sorted(
+                repr(sorted(fk.items()))
+                for fk in inspector.get_foreign_keys(table)),
+            'indexes': sorted(
+                (i['name'], tuple(i['column_names']), bool(i['unique']))
+                for i in inspector.get_indexes(table)),
+            'unique': sorted(
+                (u['name'], tuple(u['column_names']))
+                for u in inspector.get_unique_constraints(table)),
+        }
+    return snapshot
+
+
+def placement_command(command, *args, config):
+    return subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), command),
+         '--config-file', config] + list(args),
+        capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope='module')
+def upstream(database):
+    """The upstream database, its schema before and after db sync."""
+    engine = database.engine()
+    try:
+        build_upstream_database(engine)
+        before = schema_snapshot(engine)
+        # The service's own configuration, minus the start-up migration:
+        # an operator runs db sync by hand.
+        config = conftest.write_config(database.workdir, database.url)
+        with open(config) as f:
+            text = f.read().replace('sync_on_startup = True',
+                                    'sync_on_startup = False')
+        with open(config, 'w') as f:
+            f.write(text)
+        sync = placement_command('placement-manage', 'db', 'sync',
+                                 config=config)
+        after = schema_snapshot(engine)
+        version = migration.current(engine)
+    finally:
+        engine.dispose()
+    return {'before': before, 'after': after, 'sync': sync,
+            'version': version, 'config': config}
+
+
+def test_upstream_head_is_our_head():
+    assert migration.head() == UPSTREAM_HEAD
+
+
+def test_db_sync_changes_no_schema(upstream):
+    assert upstream['sync'].returncode == 0, upstream['sync'].stderr
+    assert upstream['version'] == UPSTREAM_HEAD
+    assert upstream['before'] == upstream['after']
+    # The dump's tables, nothing added or dropped.
+    statements, _counts = read_dump()
+    assert set(upstream['after']) == {
+        _table_name(s) for s in statements if _table_name(s)}
+
+
+def test_status_check_passes(upstream):
+    result = placement_command('placement-status', 'upgrade', 'check',
+                               config=upstream['config'])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope='module')
+def client(upstream, database):
+    srv = conftest.Server(database.workdir)
+    with httpx.Client(base_url=srv.url, headers=conftest.ADMIN_HEADERS,
+                      timeout=30) as http:
+        yield http
+    srv.stop()
+
+
+def test_serves_root(client):
+    response = client.get('/', headers={'x-auth-token': ''})
+    assert response.status_code == 200
+    assert response.json()['versions'][0]['max_version'] == '1.39'
+
+
+def test_serves_upstream_providers(client):
+    response = client.get('/resource_providers')
+    assert response.status_code == 200, response.text
+    providers = response.json()['resource_providers']
+    assert [(p['uuid'], p['name'], p['generation'], p['root_provider_uuid'])
+            for p in providers] == [(RP_UUID, 'upstream-cn1', 3, RP_UUID)]
+
+
+def test_serves_upstream_inventory_and_usage(client):
+    inventories = client.get('/resource_providers/%s/inventories' % RP_UUID)
+    assert inventories.status_code == 200, inventories.text
+    body = inventories.json()
+    assert body['resource_provider_generation'] == 3
+    assert body['inventories']['VCPU']['total'] == 8
+    assert body['inventories']['VCPU']['allocation_ratio'] == 16.0
+    usages = client.get('/resource_providers/%s/usages' % RP_UUID)
+    assert usages.status_code == 200, usages.text
+    assert usages.json()['usages'] == {'VCPU': 2}
+
+
+def test_serves_upstream_allocations(client):
+    response = client.get('/allocations/%s' % CONSUMER_UUID)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body['allocations'] == {
+        RP_UUID: {'generation': 3, 'resources': {'VCPU': 2}}}
+    assert (body['project_id'], body['user_id']) == (PROJECT_ID, USER_ID)
+    assert body['consumer_generation'] == 1
+
+
+def test_serves_upstream_traits_and_aggregates(client):
+    traits = client.get('/resource_providers/%s/traits' % RP_UUID)
+    assert traits.status_code == 200, traits.text
+    assert traits.json()['traits'] == [TRAIT]
+    aggregates = client.get('/resource_providers/%s/aggregates' % RP_UUID)
+    assert aggregates.status_code == 200, aggregates.text
+    assert aggregates.json()['aggregates'] == [AGGREGATE_UUID]
+
+
+def test_writes_work_on_upstream_database(client):
+    # New rows get ids from the upstream tables' own sequences.
+    rp_uuid = str(uuid.uuid4())
+    created = client.post('/resource_providers',
+                          json={'name': 'new-on-upstream', 'uuid': rp_uuid})
+    assert created.status_code == 200, created.text
+    custom = client.put('/resource_classes/CUSTOM_DROPIN')
+    assert custom.status_code == 201, custom.text
+    assert client.get('/resource_classes/CUSTOM_DROPIN').status_code == 200
