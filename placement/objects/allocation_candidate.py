@@ -174,9 +174,11 @@ class _Search:
             filters.append(provider_filter.traits_clause(
                 RP.c.id, (), forbidden))
         if request.member_of:
+            # The unsuffixed group also takes the aggregates of the root;
+            # a suffixed group's provider must be a member itself.
             filters.append(provider_filter.member_of_clause(
                 RP.c.id, request.member_of, self.agg_ids,
-                root_id=RP.c.root_provider_id))
+                root_id=RP.c.root_provider_id if spread else None))
         if request.in_tree:
             filters.append(provider_filter.in_tree_clause(
                 RP.c.root_provider_id,
