@@ -306,3 +306,13 @@ def test_concurrent_writers_of_one_consumer(client, server):
     assert got['consumer_generation'] == 1
     used = client.get('/resource_providers/%s/usages' % rp).json()['usages']
     assert used['VCPU'] == got['allocations'][rp]['resources']['VCPU']
+
+
+def test_post_names_each_consumer_once(client):
+    rp = make_provider(client, {'VCPU': {'total': 8}})
+    consumer = new_uuid()
+    response = client.post('/allocations', json={
+        consumer: body({rp: {'VCPU': 1}}),
+        consumer.replace('-', ''): body({rp: {'VCPU': 2}})})
+    assert response.status_code == 400
+    assert 'more than once' in error(response)['detail']

@@ -53,8 +53,12 @@ def consumer_write(req, consumer_uuid, body):
 
 def consumer_writes(req, data):
     """The writes of a multi-consumer body (POST /allocations, reshaper)."""
-    return [consumer_write(req, util.normalize_uuid(uuid), body)
-            for uuid, body in data.items()]
+    writes = [consumer_write(req, util.normalize_uuid(uuid), body)
+              for uuid, body in data.items()]
+    if len({write.uuid for write in writes}) != len(writes):
+        raise errors.bad_request(
+            'A consumer is named more than once (with and without dashes).')
+    return writes
 
 
 @util.handler
