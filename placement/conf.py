@@ -114,6 +114,17 @@ def default_connection(conf):
     return 'sqlite:///' + os.path.join(directory, 'placement.sqlite')
 
 
+def _check_value(group_conf, group, name):
+    try:
+        getattr(group_conf, name)
+    except (cfg.Error, ValueError) as exc:
+        # oslo.config's text names the option through a LocationInfo repr;
+        # keep only the reason after it.
+        reason = str(exc).rpartition(' is not valid: ')[2]
+        raise ConfigError(f'invalid configuration: [{group}] {name}: '
+                          f'{reason}') from None
+
+
 def load(args=None, config_files=None):
     """Build and parse a ConfigOpts; raise ConfigError on any problem."""
     conf = cfg.ConfigOpts()
@@ -124,15 +135,15 @@ def load(args=None, config_files=None):
         conf(args or [], project='placement',
              default_config_files=config_files,
              default_config_dirs=[])
-        # Touch every registered option so type errors surface now.
-        for group in ('api', 'placement', 'placement_database',
-                      'oslo_policy', 'cors', 'workarounds'):
-            for name in conf[group]:
-                getattr(conf[group], name)
-        for name in ('debug', 'log_file', 'state_path'):
-            getattr(conf, name)
     except (cfg.Error, ValueError) as exc:
         raise ConfigError(f'invalid configuration: {exc}') from None
+    # Touch every registered option so type errors surface now.
+    for group in ('api', 'placement', 'placement_database',
+                  'oslo_policy', 'cors', 'workarounds'):
+        for name in conf[group]:
+            _check_value(conf[group], group, name)
+    for name in ('debug', 'log_file', 'state_path'):
+        _check_value(conf, 'DEFAULT', name)
     if not conf.placement_database.connection:
         # A private SQLite file nobody else migrates: create it on start.
         conf.set_override('connection', default_connection(conf),
