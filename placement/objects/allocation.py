@@ -91,7 +91,7 @@ def apply(conn, writes, provider_ids):
     # re-locking them is free and gives their current generations.
     generations = base.lock_providers(
         conn, [provider_ids[u] for u in providers_named(writes)])
-    consumers = _update_consumers(conn, writes)
+    _update_consumers(conn, writes)
     class_ids = _class_ids(conn, writes)
     conn.execute(ALLOC.delete().where(
         ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
@@ -110,8 +110,7 @@ def apply(conn, writes, provider_ids):
             for rp_id, rc_id, amount, consumer_uuid in rows])
     for rp_id in sorted({row[0] for row in rows}):
         base.bump_generation(conn, rp_id, generations[rp_id])
-    consumer_obj.delete(conn, [w.uuid for w in writes
-                               if not w.allocations and w.uuid in consumers])
+    consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
 
 
 def _generation_conflict(current, given):
@@ -123,7 +122,8 @@ def _generation_conflict(current, given):
 
 
 def _update_consumers(conn, writes):
-    """Check and bump (or create) each consumer; return the locked rows."""
+    """Check each consumer's generation; bump (or create) the ones that
+    keep (or get) allocations."""
     locked = consumer_obj.lock(conn, [w.uuid for w in writes])
     for write_ in writes:
         row = locked.get(write_.uuid)
@@ -131,9 +131,9 @@ def _update_consumers(conn, writes):
         if write_.generation is not UNCHECKED and write_.generation != current:
             raise _generation_conflict(current, write_.generation)
     for write_ in writes:
+        if not write_.allocations:
+            continue    # deleted below once its allocations are gone
         row = locked.get(write_.uuid)
-        if row is None and not write_.allocations:
-            continue    # nothing to remove, nothing to create
         values = {}
         if row is None or write_.owner_given:
             values['project_id'] = consumer_obj.ensure_project(
@@ -148,7 +148,6 @@ def _update_consumers(conn, writes):
                                 values.get('consumer_type_id'))
         else:
             consumer_obj.update(conn, row, **values)
-    return locked
 
 
 def _class_ids(conn, writes):
