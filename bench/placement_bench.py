@@ -24,6 +24,7 @@ import concurrent.futures
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -140,7 +141,8 @@ def request(clients, method, url, expect, **kwargs):
     """Send one set-up request; retry transport errors and 5xx answers.
 
     SQLite servers in particular can answer 500 ("database is locked")
-    under a concurrent load; a benchmark should not die of that.
+    under a concurrent load; a benchmark should not die of that, but it
+    says so on stderr.
     """
     for attempt in range(TRANSIENT_RETRIES):
         try:
@@ -154,6 +156,7 @@ def request(clients, method, url, expect, **kwargs):
                 raise BenchError('%s %s -> %s: %s' % (
                     method, url, resp.status_code, resp.text[:300]))
             last = '%s %s' % (resp.status_code, resp.text[:300])
+        log('    retrying %s %s: %s' % (method, url, last.splitlines()[0]))
         time.sleep(0.2 * (attempt + 1))
     raise BenchError('%s %s failed: %s' % (method, url, last))
 
@@ -166,7 +169,14 @@ def create_provider(clients, name, parent=None):
     body = {'name': name, 'uuid': rp_uuid}
     if parent:
         body['parent_provider_uuid'] = parent
-    request(clients, 'POST', '/resource_providers', (200, 201), json=body)
+    try:
+        request(clients, 'POST', '/resource_providers', (200, 201), json=body)
+    except BenchError:
+        # A retried POST whose first attempt did commit (the answer was
+        # lost) conflicts on the name: the provider is there all the same.
+        if clients.get().get('/resource_providers/' + rp_uuid).status_code \
+                != 200:
+            raise
     # A new provider starts at generation 0.
     return rp_uuid, 0
 
@@ -485,7 +495,7 @@ class Database:
             return
         parts = urllib.parse.urlsplit(url_template)
         name = parts.path.lstrip('/') or 'placement_bench'
-        name = '%s_%s' % (name, tag)
+        name = re.sub(r'\W', '_', '%s_%s' % (name, tag))
         self.parts = parts
         self.name = name
         self.url = urllib.parse.urlunsplit(parts._replace(path='/' + name))
