@@ -110,7 +110,7 @@ class DataSet:
     def __init__(self):
         self.providers = []
 
-    def _provider(self, http, name, inventories=None, parent=None):
+    def provider(self, http, name, inventories=None, parent=None):
         rp = str(uuid.uuid4())
         body = {'name': '%s-%s' % (name, rp[:8]), 'uuid': rp}
         if parent:
@@ -144,7 +144,7 @@ class Flat(DataSet):
 
     def build(self, http):
         self.computes = [
-            self._provider(http, 'cn%d' % i, {
+            self.provider(http, 'cn%d' % i, {
                 'VCPU': _inventory(8, reserved=1),
                 'MEMORY_MB': _inventory(2048, reserved=256, ratio=1.5)})
             for i in range(4)]
@@ -165,14 +165,14 @@ class Nested(DataSet):
     def build(self, http):
         self.trees = []
         for i in range(3):
-            cn = self._provider(http, 'cn%d' % i,
+            cn = self.provider(http, 'cn%d' % i,
                                 {'DISK_GB': _inventory(500)})
             numas = []
             for n in range(2):
-                numa = self._provider(http, 'cn%d-numa%d' % (i, n), {
+                numa = self.provider(http, 'cn%d-numa%d' % (i, n), {
                     'VCPU': _inventory(4),
                     'MEMORY_MB': _inventory(2048)}, parent=cn)
-                fpga = self._provider(http, 'cn%d-numa%d-fpga' % (i, n),
+                fpga = self.provider(http, 'cn%d-numa%d-fpga' % (i, n),
                                       {'FPGA': _inventory(1)}, parent=numa)
                 numas.append((numa, fpga))
             self.trees.append((cn, numas))
@@ -197,9 +197,9 @@ class Sharing(DataSet):
     def build(self, http):
         aggregate = str(uuid.uuid4())
         self.computes = [
-            self._provider(http, 'cn%d' % i, {'VCPU': _inventory(8)})
+            self.provider(http, 'cn%d' % i, {'VCPU': _inventory(8)})
             for i in range(3)]
-        self.storage = self._provider(
+        self.storage = self.provider(
             http, 'shared-disk', {'DISK_GB': _inventory(100, reserved=10)})
         expect_ok(http.put(
             '/resource_providers/%s/traits' % self.storage,

@@ -5,6 +5,10 @@ MariaDB runs under REPEATABLE-READ and READ-COMMITTED (set per connection
 with PyMySQL's ``init_command``); SQLite runs with two workers, where
 writers queue on the database lock.
 """
+import concurrent.futures
+import threading
+import uuid
+
 import httpx
 import pytest
 import sqlalchemy as sa
@@ -59,8 +63,8 @@ def test_no_over_commit_under_concurrent_claims(backend, isolation, workers,
         with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
                           timeout=30) as http:
             data.build(http)
-        load = stress.Load(svc.url, data, clients=20, ops=12,
-                           duration=40.0).run()
+        load = stress.Load(svc.url, data, clients=20, ops=10,
+                           duration=30.0).run()
         check = stress.check_database(svc.db_url, load.ledger)
         with capsys.disabled():
             print('\n' + stress.summary(
@@ -80,3 +84,101 @@ def test_no_over_commit_under_concurrent_claims(backend, isolation, workers,
         # The load really contended: claims were both granted and refused.
         assert figures['acknowledged'] > 0
         assert figures['refused_409'] + figures['no_candidates'] > 0
+
+
+def _backends():
+    return [pytest.param(backend, 2 if backend == 'sqlite' else 4,
+                         id=backend) for backend in conftest.BACKENDS]
+
+
+def _race(url, requests):
+    """Send ``requests`` ((method, path, json) each) all at once, one
+    client each; return the responses in the same order."""
+    barrier = threading.Barrier(len(requests))
+
+    def send(request):
+        method, path, body = request
+        with httpx.Client(base_url=url, headers=stress.HEADERS,
+                          timeout=60) as http:
+            barrier.wait()
+            return http.request(method, path, json=body)
+
+    with concurrent.futures.ThreadPoolExecutor(len(requests)) as pool:
+        return list(pool.map(send, requests))
+
+
+def _claim_body(provider, vcpus, generation):
+    return {'allocations': {provider: {'resources': {'VCPU': vcpus}}},
+            'project_id': stress.PROJECT, 'user_id': stress.USER,
+            'consumer_generation': generation, 'consumer_type': 'INSTANCE'}
+
+
+@pytest.mark.parametrize('backend,workers', _backends())
+def test_racing_writers_of_one_consumer(backend, workers):
+    """Ten clients write one consumer with the same expected generation
+    (null: "new", then the current one): exactly one wins each round, the
+    others get 409 concurrent_update, and the database holds the winner's
+    allocation."""
+    with stress.service(backend, workers) as svc:
+        data = stress.DataSet()
+        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+                          timeout=30) as http:
+            provider = data.provider(http, 'big', {
+                'VCPU': {'total': 100}})
+        consumer = str(uuid.uuid4())
+        ledger = stress.Ledger()
+        generation = None
+        for _round in range(4):
+            responses = _race(svc.url, [
+                ('PUT', '/allocations/%s' % consumer,
+                 _claim_body(provider, vcpus, generation))
+                for vcpus in range(1, 11)])
+            statuses = [r.status_code for r in responses]
+            assert sorted(statuses) == [204] + [409] * 9, [
+                r.text for r in responses if r.status_code != 409]
+            assert all(r.json()['errors'][0]['code']
+                       == 'placement.concurrent_update'
+                       for r in responses if r.status_code == 409)
+            winner = statuses.index(204) + 1
+            ledger.certain(consumer, ((provider, 'VCPU', winner),))
+            check = stress.check_database(svc.db_url, ledger)
+            assert check.ok, (check.over_committed, check.wrong)
+            generation = 1 if generation is None else generation + 1
+
+
+@pytest.mark.parametrize('backend,workers', _backends())
+def test_provider_delete_racing_claims(backend, workers):
+    """A provider with room for one claim is deleted while five clients
+    claim it: either the delete wins and nothing is allocated, or it is
+    refused as in use and exactly one claim holds the provider."""
+    with stress.service(backend, workers) as svc:
+        data = stress.DataSet()
+        ledger = stress.Ledger()
+        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+                          timeout=30) as http:
+            for index in range(6):
+                provider = data.provider(http, 'victim%d' % index, {
+                    'VCPU': {'total': 1}})
+                consumers = [str(uuid.uuid4()) for _ in range(5)]
+                requests = [('PUT', '/allocations/%s' % c,
+                             _claim_body(provider, 1, None))
+                            for c in consumers]
+                requests.insert(index % 6, (
+                    'DELETE', '/resource_providers/%s' % provider, None))
+                responses = _race(svc.url, requests)
+                deleted = responses.pop(index % 6).status_code
+                claims = [r.status_code for r in responses]
+                if deleted == 204:
+                    # Too late for the provider: refused as missing (400)
+                    # or as having no room left (409).
+                    assert set(claims) <= {400, 409}, (deleted, claims)
+                else:
+                    assert deleted == 409, (deleted, claims)
+                    assert sorted(claims) == [204] + [409] * 4, claims
+                for consumer, status in zip(consumers, claims):
+                    ledger.certain(consumer, ((provider, 'VCPU', 1),)
+                                   if status == 204 else stress.EMPTY)
+                assert all(stress.clear_error(r) for r in responses
+                           if r.status_code >= 400)
+        check = stress.check_database(svc.db_url, ledger)
+        assert check.ok, (check.over_committed, check.wrong)
