@@ -83,7 +83,13 @@ def delete_trait(conn, name):
     if in_use is not None:
         raise errors.Conflict(
             'The trait %s is in use by a resource provider.' % name)
-    conn.execute(TRAITS.delete().where(TRAITS.c.id == trait_id))
+    try:
+        conn.execute(TRAITS.delete().where(TRAITS.c.id == trait_id))
+    except sa_exc.IntegrityError:
+        # A provider took the trait meanwhile (foreign key); the retry
+        # answers "in use".
+        raise errors.RetryableConflict(
+            'Trait %s was taken concurrently.' % name) from None
 
 
 def require_trait_ids(conn, names):
