@@ -4,7 +4,7 @@ Every request runs in at most one transaction: ``reader()`` for reads and
 ``writer()`` for writes.  On SQLite a writer takes the database lock up front
 (``BEGIN IMMEDIATE``) so that concurrent writers queue instead of failing
 half-way with "database is locked"; on MariaDB and PostgreSQL writers lock the
-provider rows they depend on (see ``objects/provider_lock.py``).
+provider rows they depend on (see ``objects/base.py``).
 """
 import contextlib
 import logging
@@ -144,6 +144,7 @@ _UNAVAILABLE = (
     'connection refused', 'could not connect', 'server closed the connection',
     'terminating connection', 'connection reset', 'the database system is',
     'unable to open database', 'broken pipe', 'connection was killed',
+    'shutdown in progress',           # MariaDB 1053 while stopping
     'connection already closed', 'ssl syscall error',
     'database is locked',             # SQLite busy past the timeout
 )
