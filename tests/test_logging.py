@@ -6,7 +6,10 @@ on SQLite there is none).  Tokens are checked in keystone mode, where a
 token is a secret; with noauth2 it is only the caller's user and project
 id, which the policy debug lines name on purpose.
 """
+from http import server as http_server
+import json
 import re
+import threading
 import uuid
 
 import httpx
@@ -118,10 +121,94 @@ def test_no_database_password_in_log(server, http):
     assert PASSWORD not in log
 
 
-def test_keystone_mode_logs_no_token_or_password(tmp_path):
-    token = 'gAAAA%s' % uuid.uuid4().hex
-    service_password = 'ks%s' % uuid.uuid4().hex
-    keystone = 'http://127.0.0.1:%d/identity' % conftest.free_port()
+class FakeKeystone:
+    """Just enough of keystone's v3 API for keystonemiddleware: version
+    discovery, the service user's password login and token validation."""
+
+    def __init__(self, user_token, roles):
+        self.user_token = user_token
+        self.roles = roles
+        self.validated = 0
+        self._server = http_server.ThreadingHTTPServer(
+            ('127.0.0.1', 0), self._handler())
+        self.url = 'http://127.0.0.1:%d/identity' % self._server.server_port
+        threading.Thread(target=self._server.serve_forever,
+                         daemon=True).start()
+
+    def stop(self):
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _version(self):
+        return {'id': 'v3.14', 'status': 'stable',
+                'updated': '2024-01-01T00:00:00Z',
+                'links': [{'rel': 'self', 'href': self.url + '/v3/'}],
+                'media-types': [{
+                    'base': 'application/json',
+                    'type': 'application/vnd.openstack.identity-v3+json'}]}
+
+    def _token(self, user, project, roles, catalog):
+        return {'token': {
+            'methods': ['password'], 'audit_ids': ['a1'],
+            'expires_at': '2099-01-01T00:00:00.000000Z',
+            'issued_at': '2024-01-01T00:00:00.000000Z',
+            'user': {'id': user, 'name': user,
+                     'domain': {'id': 'default', 'name': 'Default'}},
+            'project': {'id': project, 'name': project,
+                        'domain': {'id': 'default', 'name': 'Default'}},
+            'roles': [{'id': name, 'name': name} for name in roles],
+            'catalog': catalog}}
+
+    def _handler(self):
+        keystone = self
+
+        class Handler(http_server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, body, headers=()):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                path = self.path.rstrip('/')
+                if path == '/identity':
+                    self._send(300, {'versions': {
+                        'values': [keystone._version()]}})
+                elif path == '/identity/v3':
+                    self._send(200, {'version': keystone._version()})
+                elif path == '/identity/v3/auth/tokens':
+                    if self.headers.get('X-Subject-Token') != \
+                            keystone.user_token:
+                        self._send(404, {'error': {'code': 404}})
+                        return
+                    keystone.validated += 1
+                    self._send(200, keystone._token(
+                        'operator', 'admin-project', keystone.roles, []))
+                else:
+                    self._send(404, {'error': {'code': 404}})
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                endpoints = [{'id': i, 'interface': i, 'region': 'R',
+                              'region_id': 'R', 'url': keystone.url}
+                             for i in ('public', 'internal', 'admin')]
+                catalog = [{'id': 'k', 'type': 'identity',
+                            'name': 'keystone', 'endpoints': endpoints}]
+                self._send(201, keystone._token(
+                    'placement', 'service', ['service'], catalog),
+                    [('X-Subject-Token', 'service-' + uuid.uuid4().hex)])
+
+        return Handler
+
+
+def keystone_config(tmp_path, keystone_url, service_password):
     conftest.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
     with open(tmp_path / 'placement.conf', 'a') as f:
         f.write('[DEFAULT]\ndebug = True\n'
@@ -130,7 +217,44 @@ def test_keystone_mode_logs_no_token_or_password(tmp_path):
                 'auth_url = %s\nauth_type = password\nusername = placement\n'
                 'password = %s\nproject_name = service\n'
                 'user_domain_name = Default\nproject_domain_name = Default\n'
-                % (keystone, keystone, service_password))
+                % (keystone_url, keystone_url, service_password))
+
+
+def test_keystone_validated_token_is_not_logged(tmp_path):
+    token = 'gAAAA%s' % uuid.uuid4().hex
+    service_password = 'ks%s' % uuid.uuid4().hex
+    keystone = FakeKeystone(token, ['admin', 'reader', 'member'])
+    keystone_config(tmp_path, keystone.url, service_password)
+    server = conftest.Server(str(tmp_path))
+    try:
+        headers = {'x-auth-token': token,
+                   'openstack-api-version': 'placement latest'}
+        listed = httpx.get(server.url + '/resource_providers',
+                           headers=headers, timeout=30)
+        wrong = httpx.get(server.url + '/resource_providers',
+                          headers={'x-auth-token': token + 'x'}, timeout=30)
+    finally:
+        server.stop()
+        keystone.stop()
+    # keystone vouched for the token and its admin role: the request passed
+    # authentication and policy; an unknown token did not.
+    assert listed.status_code == 200, listed.text
+    assert keystone.validated >= 1
+    assert wrong.status_code == 401
+    log = read_log(server)
+    assert len(access_lines(server,
+                            listed.headers['openstack-request-id'])) == 1
+    assert token not in log
+    assert service_password not in log
+
+
+def test_keystone_mode_logs_no_token_or_password(tmp_path):
+    token = 'gAAAA%s' % uuid.uuid4().hex
+    service_password = 'ks%s' % uuid.uuid4().hex
+    # Nothing answers at this keystone URL.
+    keystone_config(tmp_path,
+                    'http://127.0.0.1:%d/identity' % conftest.free_port(),
+                    service_password)
     server = conftest.Server(str(tmp_path))
     try:
         response = httpx.get(server.url + '/resource_providers',
