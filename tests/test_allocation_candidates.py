@@ -37,6 +37,9 @@ class World:
 
     def clear(self):
         with self.engine.begin() as conn:
+            # InnoDB checks the tree's self-references row by row.
+            conn.execute(tables.resource_providers.update().values(
+                root_provider_id=None, parent_provider_id=None))
             for table in (tables.allocations, tables.inventories,
                           tables.resource_provider_traits,
                           tables.resource_provider_aggregates,
