@@ -17,13 +17,9 @@ from placement import util
 # Microversions that change the query syntax.
 FORBIDDEN_TRAITS = (1, 22)
 MULTI_MEMBER_OF = (1, 24)
-GRANULAR = (1, 25)
 FORBIDDEN_AGGREGATES = (1, 32)
-STRING_SUFFIXES = (1, 33)
 ANY_TRAITS = (1, 39)
 
-_NUMERIC_SUFFIX = re.compile(r'^[1-9][0-9]*$')
-_STRING_SUFFIX = re.compile(r'^[a-zA-Z0-9_-]{1,64}$')
 # Granular keys: prefix plus a (possibly empty) group suffix.
 _GROUP_KEY = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
 
@@ -237,13 +233,6 @@ def parse_root_required(params):
             code=errors.QUERYPARAM_BAD_VALUE)
     return TraitFilter(tuple(frozenset([name]) for name in sorted(required)),
                        frozenset(forbidden))
-
-
-def valid_suffix(suffix, version):
-    """Whether ``suffix`` may name a granular group at ``version``."""
-    pattern = (_STRING_SUFFIX if version >= STRING_SUFFIXES
-               else _NUMERIC_SUFFIX)
-    return bool(pattern.match(suffix))
 
 
 def parse_request_groups(params, version, same_subtree=()):
