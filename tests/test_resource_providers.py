@@ -363,6 +363,16 @@ def test_list_by_traits_and_aggregates(client):
     mine = {with_trait, without}
     assert listed(client, required='HW_CPU_X86_AVX2') & mine == {with_trait}
     assert listed(client, required='!HW_CPU_X86_AVX2') & mine == {without}
+    # 1.39: any-of lists, and repeated keys that must all hold.
+    assert listed(client, required='in:HW_CPU_X86_AVX2,HW_CPU_X86_SSE'
+                  ) & mine == {with_trait}
+    both = client.get('/resource_providers?required=HW_CPU_X86_AVX2'
+                      '&required=!HW_CPU_X86_SSE').json()
+    assert {rp['uuid'] for rp in both['resource_providers']} & mine == {
+        with_trait}
+    old = client.get('/resource_providers?required=in:HW_CPU_X86_AVX2',
+                     headers=version('1.38'))
+    assert old.status_code == 400
 
     agg = str(uuid.uuid4())
     generation = show(client, without)['generation']
