@@ -33,8 +33,34 @@ def handler(func):
                 and JSON not in req.accept):
             raise errors.http_error(webob.exc.HTTPNotAcceptable,
                                     'Only application/json is provided')
+        _check_url_text(req)
         return func(req)
     return wrapper
+
+
+def _check_url_text(req):
+    """400 for a URL no column could hold: a query string that is not
+    UTF-8 (webob cannot decode it) or a NUL anywhere (PostgreSQL refuses
+    NUL in text, the other databases would store it)."""
+    try:
+        params = req.GET
+    except UnicodeDecodeError:
+        raise errors.bad_request(
+            'The query string is not valid UTF-8.') from None
+    if '\x00' in req.path_info or any(_has_nul(item)
+                                      for item in params.items()):
+        raise errors.bad_request('NUL characters are not allowed in URLs.')
+
+
+def _has_nul(value):
+    """Whether a decoded JSON value (or a tuple of them) holds a NUL."""
+    if isinstance(value, str):
+        return '\x00' in value
+    if isinstance(value, dict):
+        value = [item for pair in value.items() for item in pair]
+    if isinstance(value, (list, tuple)):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def require_json_content(func):
@@ -89,6 +115,10 @@ def extract_json(req, schema):
         data = orjson.loads(req.body)
     except orjson.JSONDecodeError as exc:
         raise errors.bad_request('Malformed JSON: %s' % exc) from None
+    # JSON can only carry a NUL escaped; look closer only then.
+    if b'\\u0000' in req.body and _has_nul(data):
+        raise errors.bad_request('NUL characters are not allowed in JSON '
+                                 'strings.')
     validate(data, schema)
     return data
 
@@ -135,6 +165,12 @@ def newest(*timestamps):
     found = [t.replace(tzinfo=datetime.timezone.utc) if t.tzinfo is None
              else t for t in timestamps if t is not None]
     return max(found) if found else utcnow()
+
+
+def rows_modified(rows):
+    """Last-Modified of a listing: the newest change among its rows
+    (objects with ``created_at`` and ``updated_at``); now if empty."""
+    return newest(*(row.updated_at or row.created_at for row in rows))
 
 
 def is_uuid(value):

@@ -27,8 +27,7 @@ def get_aggregates(req):
         provider = base.get_provider(conn, req.urlvars['uuid'])
         rows = aggregate_obj.provider_aggregates(conn, provider.id)
     return _response(req, (row.uuid for row in rows), provider.generation,
-                     last_modified=util.newest(*(row.created_at
-                                                 for row in rows)))
+                     last_modified=util.rows_modified(rows))
 
 
 @util.handler

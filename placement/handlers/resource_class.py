@@ -18,11 +18,6 @@ def _view(req, row):
     return {'name': row.name, 'links': [util.link(req, _path(row.name))]}
 
 
-def _last_modified(rows):
-    return util.newest(*(stamp for row in rows
-                         for stamp in (row.created_at, row.updated_at)))
-
-
 def _created_or_found(req, row, created):
     response = util.empty_response(req, 201 if created else 204)
     response.location = util.location(req, _path(row.name))
@@ -38,7 +33,7 @@ def list_resource_classes(req):
         rows = rc_obj.list_classes(conn)
     return util.json_response(
         req, {'resource_classes': [_view(req, row) for row in rows]},
-        last_modified=_last_modified(rows))
+        last_modified=util.rows_modified(rows))
 
 
 @util.handler
@@ -63,7 +58,7 @@ def get_resource_class(req):
     if row is None:
         raise errors.not_found('No such resource class %s.' % name)
     return util.json_response(req, _view(req, row),
-                              last_modified=_last_modified([row]))
+                              last_modified=util.rows_modified([row]))
 
 
 @util.handler
@@ -92,7 +87,7 @@ def _rename(req):
     row = ctx.database.write(rc_obj.rename_class, req.urlvars['name'],
                              data['name'])
     return util.json_response(req, _view(req, row),
-                              last_modified=_last_modified([row]))
+                              last_modified=util.rows_modified([row]))
 
 
 @util.handler

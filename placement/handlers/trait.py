@@ -18,18 +18,12 @@ _BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
                     '?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"')
 
 
-def _last_modified(rows):
-    return util.newest(*(stamp for row in rows
-                         for stamp in (row.created_at,
-                                       getattr(row, 'updated_at', None))))
-
-
 def _empty_response(req, status, row):
     """A bodiless answer; from 1.15 with the trait's cache headers."""
     response = util.empty_response(req, status)
     if microversion.at_least(req, (1, 15)):
         response.cache_control = 'no-cache'
-        response.last_modified = _last_modified([row])
+        response.last_modified = util.rows_modified([row])
     return response
 
 
@@ -65,7 +59,7 @@ def list_traits(req):
     with ctx.database.reader() as conn:
         rows = trait_obj.list_traits(conn, **filters)
     return util.json_response(req, {'traits': [row.name for row in rows]},
-                              last_modified=_last_modified(rows))
+                              last_modified=util.rows_modified(rows))
 
 
 @util.handler
@@ -122,7 +116,7 @@ def list_traits_for_resource_provider(req):
     return util.json_response(
         req, _provider_traits_body((row.name for row in rows),
                                    provider.generation),
-        last_modified=_last_modified(rows))
+        last_modified=util.rows_modified(rows))
 
 
 @util.handler

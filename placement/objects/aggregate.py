@@ -16,9 +16,10 @@ RP_AGG = tables.resource_provider_aggregates
 
 
 def provider_aggregates(conn, provider_id):
-    """Rows (uuid, created_at) of the provider's aggregates, by UUID."""
+    """Rows (uuid, created_at, updated_at) of the provider's aggregates,
+    by UUID."""
     return conn.execute(
-        sa.select(AGG.c.uuid, RP_AGG.c.created_at)
+        sa.select(AGG.c.uuid, RP_AGG.c.created_at, RP_AGG.c.updated_at)
         .select_from(RP_AGG.join(AGG, RP_AGG.c.aggregate_id == AGG.c.id))
         .where(RP_AGG.c.resource_provider_id == provider_id)
         .order_by(AGG.c.uuid)).all()

@@ -102,9 +102,11 @@ def require_trait_ids(conn, names):
 
 
 def provider_traits(conn, provider_id):
-    """Rows (name, created_at) of the provider's traits, by name."""
+    """Rows (name, created_at, updated_at) of the provider's traits, by
+    name."""
     return _by_name(conn.execute(
-        sa.select(TRAITS.c.name, RP_TRAITS.c.created_at)
+        sa.select(TRAITS.c.name, RP_TRAITS.c.created_at,
+                  RP_TRAITS.c.updated_at)
         .select_from(RP_TRAITS.join(TRAITS,
                                     RP_TRAITS.c.trait_id == TRAITS.c.id))
         .where(RP_TRAITS.c.resource_provider_id == provider_id)))
