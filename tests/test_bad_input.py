@@ -102,6 +102,25 @@ CASES = {
     'method-not-allowed': Case('PATCH', RP_URL, 405),
     'unknown-url': Case('GET', '/nothing/here', 404),
 
+    # -- text no column can store -----------------------------------------
+    'query-not-utf8-rp-list': Case('GET', RPS + '?name=%FF', 400),
+    'query-not-utf8-key': Case('GET', RPS + '?%FF=1', 400),
+    'query-not-utf8-traits': Case('GET', '/traits?name=in:%FF', 400),
+    'query-not-utf8-usages': Case('GET', '/usages?project_id=%FF', 400),
+    'query-not-utf8-candidates': Case('GET', AC + '?resources=%FF:1', 400),
+    'query-nul-rp-name': Case('GET', RPS + '?name=a%00b', 400),
+    'query-nul-usages': Case('GET', '/usages?project_id=a%00b', 400),
+    'query-nul-traits': Case('GET', '/traits?name=in:A%00B', 400),
+    'path-nul-trait': Case('GET', '/traits/CUSTOM_%00', 400),
+    'path-nul-class': Case('GET', '/resource_classes/CUSTOM_%00', 400),
+    'path-nul-inventory': Case('GET', INV + '/A%00B', 400),
+    'body-nul-rp-name': Case('POST', RPS, 400, body={'name': 'a\x00b'}),
+    'body-nul-rp-rename': Case('PUT', RP_URL, 400, body={'name': 'a\x00b'}),
+    'body-nul-project': Case('PUT', NEW_CONSUMER, 400, body=allocation_body(
+        {'VCPU': 1}, project_id='a\x00b')),
+    'body-nul-trait': Case('PUT', RP_URL + '/traits', 400, body={
+        'traits': ['A\x00B'], 'resource_provider_generation': 0}),
+
     # -- POST /resource_providers ---------------------------------------
     'rp-create-name-int': Case('POST', RPS, 400, body={'name': 5}),
     'rp-create-name-huge-int': Case('POST', RPS, 400,
