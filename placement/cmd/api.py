@@ -37,7 +37,9 @@ class _Server(gunicorn_base.BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        return deploy.loadapp(self._conf)
+        # Runs in each worker after the fork: its own engine and pool, but
+        # logging and the database were already prepared by main().
+        return deploy.build_app(self._conf, db.Database(self._conf))
 
 
 def default_workers():
