@@ -142,6 +142,10 @@ def test_missing_provider_and_class(client):
                      client.get(url(missing, 'VCPU')),
                      client.post(url(missing), json={
                          'resource_class': 'VCPU', 'total': 1}),
+                     # The provider is looked for before the numbers.
+                     client.post(url(missing), json={
+                         'resource_class': 'VCPU', 'total': 1,
+                         'reserved': 2}),
                      put_all(client, missing, {}, gen=0),
                      client.delete(url(missing)),
                      client.delete(url(missing, 'VCPU'))):

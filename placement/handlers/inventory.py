@@ -10,26 +10,24 @@ from placement.schemas import inventory as schema
 POLICY = 'placement:resource_providers:inventories:%s'
 
 
-def _record(req, uuid, class_name, data, action):
-    """A full record from the client's fields; 400 if reserved is too big.
-
-    From 1.26 a provider may reserve all of a class (reserved == total).
-    """
+def _record(data):
+    """A full inventory record from the fields a client gave."""
     record = {'reserved': 0, 'min_unit': 1, 'max_unit': util.MAX_INT,
               'step_size': 1, 'allocation_ratio': 1.0}
     record.update((k, v) for k, v in data.items() if k in inv_obj.FIELDS)
     record['allocation_ratio'] = float(record['allocation_ratio'])
-    if microversion.at_least(req, (1, 26)):
-        bad, relation = record['reserved'] > record['total'], 'greater than'
-    else:
-        bad, relation = (record['reserved'] >= record['total'],
-                         'greater than or equal to')
-    if bad:
-        raise errors.bad_request(
-            "Unable to %s inventory for resource provider %s: Invalid "
-            "inventory for '%s' on resource provider '%s'. The reserved "
-            "value is %s total." % (action, uuid, class_name, uuid, relation))
     return record
+
+
+def _reserved_can_be_total(req):
+    """From 1.26 a provider may reserve all of a class."""
+    return microversion.at_least(req, (1, 26))
+
+
+def _capacity_error(action, uuid, exc):
+    return errors.bad_request(
+        'Unable to %s inventory for resource provider %s: %s'
+        % (action, uuid, exc.detail))
 
 
 def _one(req, generation, record, modified):
@@ -71,10 +69,12 @@ def create_inventory(req):
     uuid = req.urlvars['uuid']
     data = util.extract_json(req, schema.POST_SCHEMA)
     class_name = data['resource_class']
-    record = _record(req, uuid, class_name, data, 'create')
+    record = _record(data)
     try:
         generation = ctx.database.write(inv_obj.add, uuid, class_name,
-                                        record)
+                                        record, _reserved_can_be_total(req))
+    except inv_obj.BadCapacity as exc:
+        raise _capacity_error('create', uuid, exc) from None
     except inv_obj.UnknownClass as exc:
         raise errors.bad_request(exc.detail) from None
     except inv_obj.Duplicate as exc:
@@ -94,10 +94,14 @@ def update_inventory(req):
     ctx.can(POLICY % 'update')
     uuid, class_name = req.urlvars['uuid'], req.urlvars['resource_class']
     data = util.extract_json(req, schema.PUT_ONE_SCHEMA)
-    record = _record(req, uuid, class_name, data, 'update')
-    generation = ctx.database.write(
-        inv_obj.update, uuid, class_name,
-        data['resource_provider_generation'], record)
+    record = _record(data)
+    try:
+        generation = ctx.database.write(
+            inv_obj.update, uuid, class_name,
+            data['resource_provider_generation'], record,
+            _reserved_can_be_total(req))
+    except inv_obj.BadCapacity as exc:
+        raise _capacity_error('update', uuid, exc) from None
     return _one(req, generation, record, None)
 
 
@@ -108,12 +112,14 @@ def set_inventories(req):
     ctx.can(POLICY % 'update')
     uuid = req.urlvars['uuid']
     data = util.extract_json(req, schema.PUT_ALL_SCHEMA)
-    records = {name: _record(req, uuid, name, fields, 'update')
+    records = {name: _record(fields)
                for name, fields in data['inventories'].items()}
     try:
         generation = ctx.database.write(
             inv_obj.replace_all, uuid, data['resource_provider_generation'],
-            records)
+            records, _reserved_can_be_total(req))
+    except inv_obj.BadCapacity as exc:
+        raise _capacity_error('update', uuid, exc) from None
     except inv_obj.UnknownClass as exc:
         raise errors.bad_request(
             'Unknown resource class in inventory for resource provider '

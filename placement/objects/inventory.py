@@ -21,6 +21,10 @@ class UnknownClass(errors.BadRequest):
     pass
 
 
+class BadCapacity(errors.BadRequest):
+    pass
+
+
 class InUse(errors.Conflict):
     def __init__(self, detail):
         super().__init__(detail, code=errors.INVENTORY_INUSE)
@@ -31,7 +35,7 @@ class Duplicate(errors.Conflict):
         super().__init__(detail, code=errors.CONCURRENT_UPDATE)
 
 
-def _read(conn, provider_id, class_names=None):
+def _read(conn, provider_id):
     """{class name: record}, plus the newest change time of the records."""
     rows = conn.execute(
         sa.select(INV.c.resource_class_id, INV.c.created_at,
@@ -83,6 +87,19 @@ def _locked(conn, uuid, client_generation=None):
     return provider_id, generation
 
 
+def _check_capacity(uuid, records, reserved_can_be_total):
+    """400 unless each record leaves something (or, if allowed, nothing)
+    to allocate once its reserved amount is taken off."""
+    for name, record in records.items():
+        reserved, total = record['reserved'], record['total']
+        if reserved > total or (reserved == total
+                                and not reserved_can_be_total):
+            raise BadCapacity(
+                "Invalid inventory for '%s' on resource provider '%s'. The "
+                "reserved value is greater than %stotal."
+                % (name, uuid, '' if reserved_can_be_total else 'or equal to '))
+
+
 def _check_unused(conn, uuid, provider_id, class_ids):
     """409 if any of ``{name: id}`` has allocations on the provider."""
     if not class_ids:
@@ -97,9 +114,10 @@ def _check_unused(conn, uuid, provider_id, class_ids):
                     % (', '.join(in_use), uuid))
 
 
-def add(conn, uuid, class_name, record):
+def add(conn, uuid, class_name, record, reserved_can_be_total=False):
     """Add one class to a provider; 409 if it already has it."""
     provider_id, generation = _locked(conn, uuid)
+    _check_capacity(uuid, {class_name: record}, reserved_can_be_total)
     class_id = _class_ids(conn, [class_name])[class_name]
     exists = conn.execute(
         sa.select(INV.c.id).where(INV.c.resource_provider_id == provider_id)
@@ -114,9 +132,11 @@ def add(conn, uuid, class_name, record):
     return base.bump_generation(conn, provider_id, generation)
 
 
-def update(conn, uuid, class_name, client_generation, record):
+def update(conn, uuid, class_name, client_generation, record,
+           reserved_can_be_total=False):
     """Replace one existing record; 400 if the provider lacks the class."""
     provider_id, generation = _locked(conn, uuid, client_generation)
+    _check_capacity(uuid, {class_name: record}, reserved_can_be_total)
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
     result = None
     if class_id is not None:
@@ -131,13 +151,15 @@ def update(conn, uuid, class_name, client_generation, record):
     return base.bump_generation(conn, provider_id, generation)
 
 
-def replace_all(conn, uuid, client_generation, records):
+def replace_all(conn, uuid, client_generation, records,
+                reserved_can_be_total=False):
     """Make ``{class: record}`` the provider's whole inventory.
 
     ``client_generation`` None means the caller did not name one (the
     DELETE of all inventory).  Returns the new generation.
     """
     provider_id, generation = _locked(conn, uuid, client_generation)
+    _check_capacity(uuid, records, reserved_can_be_total)
     wanted = _class_ids(conn, records)
     current = dict(conn.execute(
         sa.select(INV.c.resource_class_id, INV.c.id)

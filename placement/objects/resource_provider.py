@@ -76,17 +76,19 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
     return [dict(row) for row in conn.execute(stmt).mappings()]
 
 
-def _duplicate(conn, uuid, name, exclude_id=None):
-    """Raise 409 if another provider already has ``uuid`` or ``name``."""
-    if uuid is not None:
-        row = base.find_provider(conn, uuid)
-        if row is not None and row.id != exclude_id:
-            raise errors.Conflict(
-                'Conflicting resource provider uuid: %s already exists.'
-                % uuid)
-    found = conn.execute(sa.select(RP.c.id).where(RP.c.name == name)
-                         .where(RP.c.id != (exclude_id or -1))).first()
-    if found is not None:
+def _check_unique(conn, name, uuid=None, provider_id=None):
+    """409 if a provider other than ``provider_id`` has ``uuid``/``name``.
+
+    The unique indexes are the final word (see ``_raced_duplicate``);
+    checking first gives the client an error that says which one clashed.
+    """
+    if uuid is not None and base.find_provider(conn, uuid) is not None:
+        raise errors.Conflict(
+            'Conflicting resource provider uuid: %s already exists.' % uuid)
+    stmt = sa.select(RP.c.id).where(RP.c.name == name)
+    if provider_id is not None:
+        stmt = stmt.where(RP.c.id != provider_id)
+    if conn.execute(stmt).first() is not None:
         raise errors.Conflict(
             'Conflicting resource provider name: %s already exists.' % name,
             code=errors.DUPLICATE_NAME)
@@ -96,6 +98,7 @@ _NO_PARENT = 'parent provider UUID does not exist.'
 
 
 def _raced_duplicate(name):
+    """A concurrent create or rename won the unique index."""
     return errors.Conflict(
         'Conflicting resource provider %s already exists.' % name,
         code=errors.DUPLICATE_NAME)
@@ -118,7 +121,7 @@ def create(conn, uuid, name, parent_uuid=None):
         if not base.lock_providers_by_uuid(conn, [parent_uuid]):
             raise fail(_NO_PARENT)
         parent = base.get_provider(conn, parent_uuid)
-    _duplicate(conn, uuid, name)
+    _check_unique(conn, name, uuid)
     now = base.now()
     try:
         provider_id = conn.execute(RP.insert().values(
@@ -140,10 +143,9 @@ def _subtree_ids(conn, provider_id):
     found = {provider_id}
     level = [provider_id]
     while level:
-        level = list(conn.execute(
-            sa.select(RP.c.id).where(RP.c.parent_provider_id.in_(level)))
-            .scalars())
-        level = [i for i in level if i not in found]
+        children = conn.execute(sa.select(RP.c.id).where(
+            RP.c.parent_provider_id.in_(level))).scalars()
+        level = [i for i in children if i not in found]
         found.update(level)
     return found
 
@@ -166,7 +168,7 @@ def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
     if uuid not in locked:
         raise base.provider_not_found(uuid)
     current = base.get_provider(conn, uuid)
-    _duplicate(conn, None, name, exclude_id=current.id)
+    _check_unique(conn, name, provider_id=current.id)
     values = {'name': name, 'updated_at': base.now()}
     new_root = None
     old_parent_id = current.parent_provider_id
