@@ -103,9 +103,14 @@ def _inventory(total, reserved=0, ratio=1.0):
 
 
 class DataSet:
-    """Providers built over HTTP, plus the request a scheduler would make."""
+    """Providers built over HTTP, plus the request a scheduler would make.
+
+    ``toggled`` is a (provider, class) whose inventory an operator keeps
+    removing and restoring during the load.
+    """
 
     label = None
+    toggled = None
 
     def __init__(self):
         self.providers = []
@@ -148,6 +153,7 @@ class Flat(DataSet):
                 'VCPU': _inventory(8, reserved=1),
                 'MEMORY_MB': _inventory(2048, reserved=256, ratio=1.5)})
             for i in range(4)]
+        self.toggled = (self.computes[0], 'VCPU')
 
     def resources(self, rng):
         return {'VCPU': rng.choice((1, 2)), 'MEMORY_MB': 256}
@@ -176,6 +182,7 @@ class Nested(DataSet):
                                       {'FPGA': _inventory(1)}, parent=numa)
                 numas.append((numa, fpga))
             self.trees.append((cn, numas))
+        self.toggled = (self.trees[0][1][0][1], 'FPGA')
 
     def resources(self, rng):
         return {'VCPU': 1, 'MEMORY_MB': 128, 'FPGA': 1, 'DISK_GB': 10}
@@ -201,6 +208,7 @@ class Sharing(DataSet):
             for i in range(3)]
         self.storage = self.provider(
             http, 'shared-disk', {'DISK_GB': _inventory(100, reserved=10)})
+        self.toggled = (self.storage, 'DISK_GB')
         expect_ok(http.put(
             '/resource_providers/%s/traits' % self.storage,
             json={'traits': ['MISC_SHARES_VIA_AGGREGATE'],
@@ -404,15 +412,44 @@ class _Client(threading.Thread):
         self._settle(response, {consumer: {}})
 
 
+class _Operator(_Client):
+    """Keeps removing and restoring the inventory ``dataset.toggled``
+    names.  Removal must be refused (409 inventory in use) while the class
+    is allocated; the checker finds any allocation left without inventory
+    (its capacity counts as 0)."""
+
+    def run(self):
+        provider, name = self.load.dataset.toggled
+        path = '/resource_providers/%s/inventories' % provider
+        with httpx.Client(base_url=self.load.url, headers=HEADERS,
+                          timeout=self.load.timeout) as self.http:
+            response = self._call('inventories', 'GET', path)
+            saved = response.json()['inventories'][name]
+            while not self.load.stopping(0):
+                response = self._call('inventories', 'GET', path)
+                if response is not None and response.status_code == 200:
+                    body = response.json()
+                    inventories = body['inventories']
+                    if inventories.pop(name, None) is None:
+                        inventories[name] = saved
+                    self._call('inventory', 'PUT', path, json={
+                        'resource_provider_generation':
+                            body['resource_provider_generation'],
+                        'inventories': inventories})
+                time.sleep(0.1)
+
+
 class Load:
     """``clients`` concurrent clients against the service at ``url``.
 
     Each runs ``ops`` operations (claim / move / release), or until
     ``stop()`` when ``ops`` is None; ``duration`` bounds the run either way.
+    With ``operator`` one more client toggles an inventory meanwhile, until
+    the last of the others is done.
     """
 
     def __init__(self, url, dataset, clients=20, ops=12, duration=40.0,
-                 timeout=60.0, fallback=True, seed=None):
+                 timeout=60.0, fallback=True, seed=None, operator=False):
         self.url = url
         self.dataset = dataset
         self.ops = ops
@@ -424,6 +461,8 @@ class Load:
         self._counts = collections.Counter()
         self._lock = threading.Lock()
         self.clients = [_Client(self, i) for i in range(clients)]
+        self.operator = (_Operator(self, clients)
+                         if operator and dataset.toggled else None)
 
     def count(self, name):
         with self._lock:
@@ -435,10 +474,14 @@ class Load:
         return (self._stop.is_set()
                 or time.monotonic() - self.started > self.duration)
 
+    @property
+    def _threads(self):
+        return self.clients + ([self.operator] if self.operator else [])
+
     def start(self):
         self.started = time.monotonic()
-        for client in self.clients:
-            client.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self):
@@ -447,7 +490,10 @@ class Load:
     def wait(self):
         for client in self.clients:
             client.join(self.duration + 2 * self.timeout)
-        assert not any(c.is_alive() for c in self.clients), 'clients hung'
+        self.stop()     # the operator runs until the clients are done
+        if self.operator:
+            self.operator.join(2 * self.timeout)
+        assert not any(t.is_alive() for t in self._threads), 'clients hung'
         return self
 
     def run(self):
@@ -455,7 +501,7 @@ class Load:
 
     @property
     def outcomes(self):
-        return [o for c in self.clients for o in c.outcomes]
+        return [o for t in self._threads for o in t.outcomes]
 
     @property
     def ledger(self):
@@ -469,7 +515,8 @@ class Load:
         but success, a 409 refusal or (when the database is away) a 503 with
         a proper error document."""
         expected = {'candidates': {200}, 'read': {200}, 'delete': {204},
-                    'claim': {204, 409}, 'move': {204, 409}}
+                    'claim': {204, 409}, 'move': {204, 409},
+                    'inventories': {200}, 'inventory': {200, 409}}
         return [o for o in self.outcomes
                 if not o.clear or (o.status not in (None, 503)
                                    and o.status not in expected[o.op])]
@@ -499,6 +546,9 @@ class Load:
             'no_answer': sum(o.status is None for o in outcomes),
             'no_candidates': self._counts['no_candidates'],
             'direct_claims': sum(c.fallbacks for c in self.clients),
+            'inventory_writes': sum(o.op == 'inventory' for o in outcomes),
+            'inventory_ok': sum(o.op == 'inventory' and o.status == 200
+                                for o in outcomes),
         }
 
 
@@ -567,12 +617,14 @@ def summary(label, load, check):
     figures = load.figures()
     return ('[stress] %s: claims attempted=%d acknowledged=%d refused_409=%d '
             '5xx=%d (503=%d) no_answer=%d moves=%d/%d deletes=%d '
-            'no_candidates=%d direct_claims=%d requests=%d '
-            'over_committed_providers=%d wrong_consumers=%d seed=%s' % (
+            'no_candidates=%d direct_claims=%d inventory_writes=%d/%d '
+            'requests=%d over_committed_providers=%d wrong_consumers=%d '
+            'seed=%s' % (
                 label, figures['claims'], figures['acknowledged'],
                 figures['refused_409'], figures['5xx'], figures['503'],
                 figures['no_answer'], figures['moves_ok'], figures['moves'],
                 figures['deletes'], figures['no_candidates'],
-                figures['direct_claims'], figures['requests'],
+                figures['direct_claims'], figures['inventory_ok'],
+                figures['inventory_writes'], figures['requests'],
                 len({o[0] for o in check.over_committed}),
                 len(check.wrong), load.seed))

@@ -64,7 +64,7 @@ def test_no_over_commit_under_concurrent_claims(backend, isolation, workers,
                           timeout=30) as http:
             data.build(http)
         load = stress.Load(svc.url, data, clients=20, ops=10,
-                           duration=30.0).run()
+                           duration=30.0, operator=True).run()
         check = stress.check_database(svc.db_url, load.ledger)
         with capsys.disabled():
             print('\n' + stress.summary(
