@@ -19,8 +19,8 @@ def reshape(req):
         uuid = util.normalize_uuid(uuid)
         inventories[uuid] = (
             body['resource_provider_generation'],
-            {name: inventory._record(  # noqa: SLF001 - same rules as PUT
-                req, uuid, name, fields, 'update')
+            # Defaults filled in as for PUT .../inventories.
+            {name: inventory._record(fields)  # noqa: SLF001
              for name, fields in body['inventories'].items()})
     writes = allocation.consumer_writes(req, data['allocations'])
     ctx.database.write(reshaper_obj.reshape, inventories, writes)

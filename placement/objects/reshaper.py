@@ -7,7 +7,8 @@ disappears and every class the new allocations need exists; then the
 allocations are replaced (with the usual capacity checks); then each
 provider gets exactly its new inventory, which refuses to drop a class
 still in use by a consumer the request did not move.  Each step bumps the
-generation of the providers it changes, as the reference does.
+generation of the providers it changes, as the reference does.  The
+reshaper exists from 1.30, so a class may be reserved in full (1.26).
 """
 from placement import errors
 from placement.objects import allocation as alloc_obj
@@ -34,7 +35,9 @@ def reshape(conn, inventories, writes):
                 code=errors.CONCURRENT_UPDATE)
     for uuid, (_given, records) in inventories.items():
         _generation, current, _modified = inv_obj.get_all(conn, uuid)
-        inv_obj.replace_all(conn, uuid, None, dict(current, **records))
+        inv_obj.replace_all(conn, uuid, None, dict(current, **records),
+                            reserved_can_be_total=True)
     alloc_obj.apply(conn, writes, provider_ids)
     for uuid, (_given, records) in inventories.items():
-        inv_obj.replace_all(conn, uuid, None, records)
+        inv_obj.replace_all(conn, uuid, None, records,
+                            reserved_can_be_total=True)
