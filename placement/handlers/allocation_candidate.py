@@ -1,4 +1,7 @@
 """Handlers: GET /allocation_candidates."""
+import contextlib
+import gc
+
 from placement import microversion
 from placement import query
 from placement import util
@@ -19,40 +22,59 @@ def list_allocation_candidates(req):
     version = microversion.get(req)
     util.validate_query(req, schema.query_schema(tuple(version)))
     parsed = query.parse_candidate_query(req.GET, version)
-    with ctx.database.reader() as conn:
-        result = allocation_candidate.list_candidates(
-            conn, parsed, version, ctx.config.placement)
-    return util.json_response(req, {
-        'allocation_requests': _allocation_requests(result, version),
-        'provider_summaries': _summaries(result, version),
-    })
+    with _collection_paused():
+        with ctx.database.reader() as conn:
+            result = allocation_candidate.list_candidates(
+                conn, parsed, version, ctx.config.placement)
+        return util.json_response(req, {
+            'allocation_requests': _allocation_requests(result, version),
+            'provider_summaries': _summaries(result, version),
+        })
+
+
+@contextlib.contextmanager
+def _collection_paused():
+    """Pause the cyclic garbage collector while a large answer is built.
+
+    Tens of thousands of small dicts would trigger collections that each
+    walk every live object; what is built here holds no cycles, so
+    reference counting frees it and the collector can wait.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _allocation_requests(result, version):
     uuids = {rp: provider[0] for rp, provider in result.providers.items()}
     names = result.rc_names
     with_mappings = version >= MAPPINGS
-    # Candidates often share their amounts dicts: render each once.
+    # Candidates often share their amounts dicts: render each once (the
+    # shared pieces are only serialized, never changed).
     rendered = {}
 
     def resources(amounts):
         key = id(amounts)
         found = rendered.get(key)
         if found is None:
-            found = rendered[key] = {names[rc]: amount
-                                     for rc, amount in amounts.items()}
+            found = rendered[key] = {'resources': {
+                names[rc]: amount for rc, amount in amounts.items()}}
         return found
 
     requests = []
     for allocations, mappings in result.candidates:
         if version >= DICT_ALLOCATIONS:
-            body = {'allocations': {
-                uuids[rp]: {'resources': resources(amounts)}
-                for rp, amounts in allocations.items()}}
+            body = {'allocations': {uuids[rp]: resources(amounts)
+                                    for rp, amounts in allocations.items()}}
         else:
             body = {'allocations': [
                 {'resource_provider': {'uuid': uuids[rp]},
-                 'resources': resources(amounts)}
+                 'resources': resources(amounts)['resources']}
                 for rp, amounts in allocations.items()]}
         if with_mappings:
             body['mappings'] = {

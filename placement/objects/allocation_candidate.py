@@ -154,6 +154,9 @@ class _Search:
         self._load_sharing()
         self.seen = set()
         self.simple = (len(self.groups) == 1 and not query.same_subtree)
+        self.nested = version >= NESTED
+        # Whether candidates need ``_finish``.
+        self.checked = bool(self.sharing_root) or not self.nested
 
     # -- request set-up -------------------------------------------------
 
@@ -285,15 +288,16 @@ class _Search:
         Breadth-first takes one candidate of each tree in turn, so that a
         bounded number of candidates spreads over many trees.
         """
-        per_tree = (self._tree_candidates(root, own)
-                    for root, own in self._trees())
+        per_tree = itertools.starmap(self._tree_candidates, self._trees())
         if not breadth_first:
             return itertools.chain.from_iterable(per_tree)
-        return _round_robin(list(per_tree))
+        return _round_robin([iter(found) for found in per_tree])
 
     def _tree_candidates(self, root, own):
+        """The candidates anchored in the tree of ``root``: a list, or a
+        generator when groups combine (their product can be large)."""
         if self.root_ok is not None and root not in self.root_ok:
-            return
+            return ()
         options = []
         for index, group in enumerate(self.groups):
             mine = own[index] or {}
@@ -308,24 +312,26 @@ class _Search:
                            if len(rcs) == wanted]
                 choices += [rp for rp, rcs in shared if len(rcs) == wanted]
             if not choices:
-                return
+                return ()
             options.append(choices)
-        if self.simple:
-            group = self.groups[0]
-            for choice in options[0]:
-                if group.spread:
-                    allocations, providers = choice
-                else:
-                    allocations = {choice: group.amounts}
-                    providers = (choice,)
-                candidate = self._finish(root, allocations,
-                                         {group.suffix: providers})
-                if candidate is not None:
-                    yield candidate
-            return
+        if not self.simple:
+            return self._combined(root, own, options)
+        group = self.groups[0]
+        if group.spread:
+            found = [(allocations, {'': providers})
+                     for allocations, providers in options[0]]
+        else:
+            found = [({rp: group.amounts}, {group.suffix: (rp,)})
+                     for rp in options[0]]
+        if self.checked:
+            found = [candidate for candidate in found
+                     if self._finish(root, *candidate)]
+        return found
+
+    def _combined(self, root, own, options):
         for choice in itertools.product(*options):
             candidate = self._combine(root, own, choice)
-            if candidate is not None:
+            if candidate is not None and self._finish(root, *candidate):
                 yield candidate
 
     def _spread_choices(self, group, mine, shared):
@@ -405,16 +411,17 @@ class _Search:
         for suffixes in self.query.same_subtree:
             if not self._same_subtree([mappings[s][0] for s in suffixes]):
                 return None
-        return self._finish(root, allocations, mappings)
+        return allocations, mappings
 
     def _finish(self, root, allocations, mappings):
-        """Checks common to every candidate; the candidate or None."""
-        if self.version < NESTED:
+        """Whether a candidate passes the checks that need neither the
+        group structure nor the capacities (see ``checked``)."""
+        if not self.nested:
             # Before nested providers a candidate has one provider per
             # tree at most.
             roots = [self.sharing_root.get(rp, root) for rp in allocations]
             if len(set(roots)) != len(roots):
-                return None
+                return False
         if self.sharing_root and all(
                 rp in self.sharing_root for providers in mappings.values()
                 for rp in providers):
@@ -424,9 +431,9 @@ class _Search:
                                 for rp, amounts in allocations.items())),
                    tuple(sorted(mappings.items())))
             if key in self.seen:
-                return None
+                return False
             self.seen.add(key)
-        return allocations, mappings
+        return True
 
     def _capacity_row(self, root, own, rp, rc):
         for index in range(len(self.groups)):
@@ -478,16 +485,8 @@ class _Search:
         classes only."""
         if not ids:
             return {}, {}
-        joined = INV.c.resource_provider_id == RP.c.id
-        if self.version < ALL_CLASSES_IN_SUMMARY:
-            requested = {rc for group in self.groups for rc in group.amounts}
-            joined = sa.and_(joined,
-                             INV.c.resource_class_id.in_(sorted(requested)))
-        stmt = (sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
-                          RP.c.root_provider_id, INV.c.resource_class_id,
-                          INV.c.total, INV.c.reserved,
-                          INV.c.allocation_ratio, _usage(INV))
-                .select_from(RP.outerjoin(INV, joined)))
+        stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                         RP.c.root_provider_id)
         nested = self.version >= NESTED
         if len(ids) <= BULK:
             if nested:
@@ -506,15 +505,22 @@ class _Search:
             else:
                 rows = [row for row in rows if row[0] in ids]
         uuids = {row[0]: row[1] for row in rows}
+        providers = {rp: (uuid, uuids.get(parent), uuids.get(root))
+                     for rp, uuid, parent, root in rows}
+
+        resources = {rp: {} for rp in providers}
+        stmt = _restrict(
+            sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
+                      INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
+                      _usage(INV)),
+            INV.c.resource_provider_id, providers)
+        if self.version < ALL_CLASSES_IN_SUMMARY:
+            requested = {rc for group in self.groups for rc in group.amounts}
+            stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
         names = self.rc_names
-        providers = {}
-        resources = {}
-        for rp, uuid, parent, root, rc, total, reserved, ratio, used in rows:
+        for rp, rc, total, reserved, ratio, used in self.conn.execute(stmt):
             found = resources.get(rp)
-            if found is None:
-                found = resources[rp] = {}
-                providers[rp] = (uuid, uuids.get(parent), uuids.get(root))
-            if rc is not None:
+            if found is not None:
                 found[names[rc]] = {
                     'capacity': int((total - reserved) * ratio),
                     'used': int(used or 0)}
@@ -525,11 +531,12 @@ def _statement(amounts, filters, dialect, with_capacity):
     """Rows (root, rp, rc) of the providers able to serve ``amounts``
     {rc: amount}, one row per class they can serve, ordered by root, plus
     (total, reserved, ratio, max_unit, used) when ``with_capacity``; rows
-    (root, rp) when ``amounts`` is empty (a group with traits or
+    (root, rp, NULL) when ``amounts`` is empty (a group with traits or
     aggregates only)."""
     order = (RP.c.root_provider_id, RP.c.id)
     if not amounts:
-        return sa.select(*order).where(*filters).order_by(*order)
+        return (sa.select(*order, sa.null()).where(*filters)
+                .order_by(*order))
     if len(amounts) == 1:
         amount = sa.literal(next(iter(amounts.values())))
     else:
@@ -564,29 +571,33 @@ def _usage(inventory):
 
 
 def _by_provider(rows):
-    """(root, rp, {rc: (total, reserved, ratio, max_unit, used) or ()})
-    from rows of ``_statement`` (an empty dict for resourceless rows)."""
+    """(root, rp, {rc: capacity row}) from rows of ``_statement``."""
     current = None
     for row in rows:
         if row[1] != current:
             if current is not None:
                 yield root, current, rcs
             root, current, rcs = row[0], row[1], {}
-        if len(row) > 2:
+        if row[2] is not None:
             rcs[row[2]] = row[3:]
     if current is not None:
         yield root, current, rcs
 
 
 def _by_root(rows, index):
-    """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows."""
+    """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows:
+    the providers of one tree at a time."""
     current = None
-    for root, rp, rcs in _by_provider(rows):
-        if root != current:
+    for row in rows:
+        if row[0] != current:
             if current is not None:
                 yield current, index, providers
-            current, providers = root, {}
-        providers[rp] = rcs
+            current, providers = row[0], {}
+        rcs = providers.get(row[1])
+        if rcs is None:
+            rcs = providers[row[1]] = {}
+        if row[2] is not None:
+            rcs[row[2]] = row[3:]
     if current is not None:
         yield current, index, providers
 
@@ -622,15 +633,15 @@ def _traits(conn, providers):
     if not providers:
         return traits
     stmt = _restrict(
-        sa.select(RPT.c.resource_provider_id, RPT.c.trait_id),
+        sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+        .order_by(RPT.c.resource_provider_id, RPT.c.trait_id),
         RPT.c.resource_provider_id, providers)
-    rows = sorted(tuple(row) for row in conn.execute(stmt)
-                  if row[0] in traits)
-    if not rows:
-        return traits
-    names = dict(conn.execute(
-        sa.select(TRAITS.c.id, TRAITS.c.name)
-        .where(TRAITS.c.id.in_(sorted({row[1] for row in rows})))).all())
+    rows = conn.execute(stmt).all()
+    names = dict(conn.execute(sa.select(TRAITS.c.id, TRAITS.c.name)
+                              .where(TRAITS.c.id.in_(
+                                  sorted({row[1] for row in rows})))).all())
     for rp, trait in rows:
-        traits[rp].append(names[trait])
+        found = traits.get(rp)
+        if found is not None:
+            found.append(names[trait])
     return traits
