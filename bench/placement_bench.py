@@ -98,6 +98,7 @@ class Clients:
         self._all = []
         self._workers = []
         self._lock = threading.Lock()
+        self.retries = 0
 
     def _new(self):
         # verify=False: plain HTTP, no need to load a CA bundle.
@@ -117,6 +118,10 @@ class Clients:
         while len(self._workers) < count:
             self._workers.append(self._new())
         return self._workers[:count]
+
+    def count_retry(self):
+        with self._lock:
+            self.retries += 1
 
     def close(self):
         with self._lock:
@@ -157,6 +162,7 @@ def request(clients, method, url, expect, **kwargs):
                     method, url, resp.status_code, resp.text[:300]))
             last = '%s %s' % (resp.status_code, resp.text[:300])
         log('    retrying %s %s: %s' % (method, url, last.splitlines()[0]))
+        clients.count_retry()
         time.sleep(0.2 * (attempt + 1))
     raise BenchError('%s %s failed: %s' % (method, url, last))
 
@@ -278,7 +284,8 @@ def load(clients, dataset, threads):
     elapsed = time.monotonic() - started
     providers = dataset.count * dataset.providers_per_unit
     return {'providers': providers, 'seconds': elapsed,
-            'providers_per_s': providers / elapsed}
+            'providers_per_s': providers / elapsed,
+            'retried_errors': clients.retries}
 
 
 # --------------------------------------------------------------------------
@@ -664,8 +671,12 @@ def run_one(label, cmd, setup_cmd, dataset, args, root):
         result.update(measure(clients, dataset, args))
         return result
     except BenchError as exc:
-        log('    FAILED: %s' % exc)
-        return {'error': str(exc)}
+        error = str(exc)
+        if server.proc is not None and server.proc.poll() is not None:
+            error += '\nserver exited with status %s; log tail:\n%s' % (
+                server.proc.returncode, server.log_tail())
+        log('    FAILED: %s' % error)
+        return {'error': error}
     finally:
         clients.close()
         server.stop()
@@ -693,7 +704,8 @@ def fmt(value):
 
 
 # (label, path into the results, True when higher is better)
-ROWS = [('load providers/s', ('load', 'providers_per_s'), True)]
+ROWS = [('load providers/s', ('load', 'providers_per_s'), True),
+        ('load 5xx/net retries', ('load', 'retried_errors'), None)]
 for _name, _ in VARIANTS:
     ROWS += [
         ('%s median ms' % _name, ('latency ' + _name, 'median_ms'), False),
