@@ -143,10 +143,15 @@ class _Search:
         with_capacity = len(requested) != len(set(requested))
         for group in self.groups:
             group.stmt = _statement(group.amounts, group.filters,
-                                    conn.dialect.name, with_capacity)
-        self.rp_traits = self._collective_traits()
-        self.root_ok = self._roots_meeting(query.root_required)
-        self.parents = self._parents() if query.same_subtree else None
+                                    conn.dialect.name, with_capacity,
+                                    group.required)
+        self.root_filter = None
+        if query.root_required:
+            self.root_filter = provider_filter.traits_clause(
+                RP.c.root_provider_id, *provider_filter.trait_id_filter(
+                    query.root_required, self.trait_ids))
+        # {rp: bit mask of the unsuffixed group's trait sets it has}
+        self.masks = {}
         # Sharing providers: {rp: own root}, and per group the sharing
         # providers able to serve it, by the roots of the trees served.
         self.sharing_root = {}
@@ -189,36 +194,6 @@ class _Search:
         group.filters = filters
         return group
 
-    def _collective_traits(self):
-        """{rp: trait ids} for the traits the unsuffixed group requires
-        collectively (only those traits are read)."""
-        wanted = {tid for group in self.groups for any_of in group.required
-                  for tid in any_of}
-        found = {}
-        if wanted:
-            rows = self.conn.execute(
-                sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
-                .where(RPT.c.trait_id.in_(sorted(wanted))))
-            for rp, trait in rows:
-                found.setdefault(rp, set()).add(trait)
-        return found
-
-    def _roots_meeting(self, root_required):
-        """Root ids meeting ``root_required`` (None: no such filter)."""
-        if not root_required:
-            return None
-        required, forbidden = provider_filter.trait_id_filter(
-            root_required, self.trait_ids)
-        return set(self.conn.execute(
-            sa.select(RP.c.id).where(
-                RP.c.id == RP.c.root_provider_id,
-                provider_filter.traits_clause(RP.c.id, required,
-                                              forbidden))).scalars())
-
-    def _parents(self):
-        return dict(self.conn.execute(
-            sa.select(RP.c.id, RP.c.parent_provider_id)).all())
-
     def _load_sharing(self):
         """Fill ``sharing_root`` and ``shared`` (see __init__)."""
         member = RP.alias('member')
@@ -242,7 +217,8 @@ class _Search:
             if not group.amounts:
                 continue
             stmt = group.stmt.where(RP.c.id.in_(sorted(served)))
-            for root, rp, rcs in _by_provider(self.conn.execute(stmt)):
+            for root, rp, rcs in _by_provider(self.conn.execute(stmt),
+                                              self.masks):
                 self.sharing_root[rp] = root
                 for anchor in served[rp]:
                     # In its own tree it is an ordinary member.
@@ -253,34 +229,56 @@ class _Search:
     # -- the walk ---------------------------------------------------------
 
     def _streams(self):
-        """Per group, (root, index, {rp: {rc: capacity row}}) by root."""
+        """Iterators of (root, index, data) in root order: per group
+        (index >= 0) its providers {rp: {rc: capacity row}} in the tree;
+        the trees that sharing providers serve (index -1, no data); with
+        same_subtree the tree's {rp: parent} (index -2)."""
         streams = []
         for index, group in enumerate(self.groups):
-            result = self.conn.execute(group.stmt)
-            self.results.append(result)
-            streams.append(_by_root(result, index))
-        anchored = sorted({root for by_root in self.shared
-                           for root in by_root})
+            stmt = group.stmt
+            if self.root_filter is not None:
+                stmt = stmt.where(self.root_filter)
+            streams.append(_by_root(self._execute(stmt), index, self.masks))
+        anchored = {root for by_root in self.shared for root in by_root}
+        if anchored and self.root_filter is not None:
+            anchored &= set(self.conn.execute(_restrict(
+                sa.select(RP.c.id).where(RP.c.id == RP.c.root_provider_id,
+                                         self.root_filter),
+                RP.c.id, anchored)).scalars())
         if anchored:
-            streams.append((root, -1, None) for root in anchored)
+            streams.append((root, -1, None) for root in sorted(anchored))
+        if self.query.same_subtree:
+            streams.append(_parents_by_root(self._execute(
+                sa.select(RP.c.root_provider_id, RP.c.id,
+                          RP.c.parent_provider_id)
+                .order_by(RP.c.root_provider_id, RP.c.id))))
         return streams
 
+    def _execute(self, stmt):
+        result = self.conn.execute(stmt)
+        self.results.append(result)
+        return result
+
     def _trees(self):
-        """(root, [own providers per group]) for each candidate tree."""
+        """(root, [own providers per group], {rp: parent}) for each tree
+        that may anchor candidates."""
         count = len(self.groups)
         streams = self._streams()
         if len(streams) == 1:
             for root, _, providers in streams[0]:
-                yield root, [providers]
+                yield root, [providers], None
             return
         merged = heapq.merge(*streams, key=operator.itemgetter(0))
         for root, items in itertools.groupby(merged,
                                              key=operator.itemgetter(0)):
             own = [None] * count
-            for _, index, providers in items:
+            parents = None
+            for _, index, data in items:
                 if index >= 0:
-                    own[index] = providers
-            yield root, own
+                    own[index] = data
+                elif index == -2:
+                    parents = data
+            yield root, own, parents
 
     def candidates(self, breadth_first=False):
         """Generate (allocations, mappings) tree by tree.
@@ -293,11 +291,9 @@ class _Search:
             return itertools.chain.from_iterable(per_tree)
         return _round_robin([iter(found) for found in per_tree])
 
-    def _tree_candidates(self, root, own):
+    def _tree_candidates(self, root, own, parents):
         """The candidates anchored in the tree of ``root``: a list, or a
         generator when groups combine (their product can be large)."""
-        if self.root_ok is not None and root not in self.root_ok:
-            return ()
         options = []
         for index, group in enumerate(self.groups):
             mine = own[index] or {}
@@ -315,7 +311,7 @@ class _Search:
                 return ()
             options.append(choices)
         if not self.simple:
-            return self._combined(root, own, options)
+            return self._combined(root, own, parents, options)
         group = self.groups[0]
         if group.spread:
             found = [(allocations, {'': providers})
@@ -328,9 +324,9 @@ class _Search:
                      if self._finish(root, *candidate)]
         return found
 
-    def _combined(self, root, own, options):
+    def _combined(self, root, own, parents, options):
         for choice in itertools.product(*options):
-            candidate = self._combine(root, own, choice)
+            candidate = self._combine(root, own, parents, choice)
             if candidate is not None and self._finish(root, *candidate):
                 yield candidate
 
@@ -371,12 +367,12 @@ class _Search:
         """Whether the providers together have a trait of each set."""
         if not required:
             return True
-        have = set()
+        have = 0
         for rp in providers:
-            have |= self.rp_traits.get(rp, set())
-        return all(any_of & have for any_of in required)
+            have |= self.masks.get(rp, 0)
+        return have == (1 << len(required)) - 1
 
-    def _combine(self, root, own, choice):
+    def _combine(self, root, own, parents, choice):
         """Merge one choice per group into a candidate, or None."""
         allocations = {}
         mappings = {}
@@ -409,7 +405,8 @@ class _Search:
                          allocations[rp][rc]):
                 return None
         for suffixes in self.query.same_subtree:
-            if not self._same_subtree([mappings[s][0] for s in suffixes]):
+            if not _same_subtree(parents or {},
+                                 [mappings[s][0] for s in suffixes]):
                 return None
         return allocations, mappings
 
@@ -443,21 +440,6 @@ class _Search:
             if rcs and rc in rcs:
                 return rcs[rc]
         raise AssertionError('no inventory row for a chosen provider')
-
-    def _same_subtree(self, providers):
-        """Whether one of ``providers`` is an ancestor of (or is) all the
-        others."""
-        for top in providers:
-            if all(self._descends(rp, top) for rp in providers):
-                return True
-        return False
-
-    def _descends(self, rp, ancestor):
-        while rp is not None:
-            if rp == ancestor:
-                return True
-            rp = self.parents.get(rp)
-        return False
 
     def close(self):
         for result in self.results:
@@ -527,15 +509,21 @@ class _Search:
         return providers, resources
 
 
-def _statement(amounts, filters, dialect, with_capacity):
-    """Rows (root, rp, rc) of the providers able to serve ``amounts``
+def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
+    """Rows (root, rp, mask, rc) of the providers able to serve ``amounts``
     {rc: amount}, one row per class they can serve, ordered by root, plus
-    (total, reserved, ratio, max_unit, used) when ``with_capacity``; rows
-    (root, rp, NULL) when ``amounts`` is empty (a group with traits or
-    aggregates only)."""
+    (total, reserved, ratio, max_unit, used) when ``with_capacity``.
+    Bit i of ``mask`` says whether the provider has a trait of
+    ``trait_sets[i]``.  Rows (root, rp, 0, NULL) when ``amounts`` is empty
+    (a group with traits or aggregates only)."""
     order = (RP.c.root_provider_id, RP.c.id)
+    mask = sa.literal(0)
+    for bit, any_of in enumerate(trait_sets):
+        mask = mask + sa.case(
+            (provider_filter.traits_clause(RP.c.id, (any_of,), ()),
+             1 << bit), else_=0)
     if not amounts:
-        return (sa.select(*order, sa.null()).where(*filters)
+        return (sa.select(*order, mask, sa.null()).where(*filters)
                 .order_by(*order))
     if len(amounts) == 1:
         amount = sa.literal(next(iter(amounts.values())))
@@ -548,7 +536,7 @@ def _statement(amounts, filters, dialect, with_capacity):
         # rows stream and a limit stops the scan early.
         rc_id = rc_id + 0
     used = _usage(INV)
-    columns = [*order, INV.c.resource_class_id]
+    columns = [*order, mask, INV.c.resource_class_id]
     if with_capacity:
         columns += [INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
                     INV.c.max_unit, sa.func.coalesce(used, 0)]
@@ -570,36 +558,65 @@ def _usage(inventory):
             .scalar_subquery())
 
 
-def _by_provider(rows):
-    """(root, rp, {rc: capacity row}) from rows of ``_statement``."""
+def _by_provider(rows, masks):
+    """(root, rp, {rc: capacity row}) from rows of ``_statement``; trait
+    masks go to ``masks``."""
     current = None
     for row in rows:
         if row[1] != current:
             if current is not None:
                 yield root, current, rcs
             root, current, rcs = row[0], row[1], {}
-        if row[2] is not None:
-            rcs[row[2]] = row[3:]
+            if row[2]:
+                masks[current] = row[2]
+        if row[3] is not None:
+            rcs[row[3]] = row[4:]
     if current is not None:
         yield root, current, rcs
 
 
-def _by_root(rows, index):
+def _by_root(rows, index, masks):
     """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows:
-    the providers of one tree at a time."""
+    the providers of one tree at a time; trait masks go to ``masks``."""
     current = None
     for row in rows:
         if row[0] != current:
             if current is not None:
                 yield current, index, providers
             current, providers = row[0], {}
-        rcs = providers.get(row[1])
+        rp = row[1]
+        rcs = providers.get(rp)
         if rcs is None:
-            rcs = providers[row[1]] = {}
-        if row[2] is not None:
-            rcs[row[2]] = row[3:]
+            rcs = providers[rp] = {}
+            if row[2]:
+                masks[rp] = row[2]
+        if row[3] is not None:
+            rcs[row[3]] = row[4:]
     if current is not None:
         yield current, index, providers
+
+
+def _parents_by_root(rows):
+    """(root, -2, {rp: parent}) per tree from (root, rp, parent) rows."""
+    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        yield root, -2, {rp: parent for _, rp, parent in group}
+
+
+def _same_subtree(parents, providers):
+    """Whether one of ``providers`` is an ancestor of (or is) all the
+    others, in a tree given as {rp: parent}."""
+    for top in providers:
+        if all(_descends(parents, rp, top) for rp in providers):
+            return True
+    return False
+
+
+def _descends(parents, rp, ancestor):
+    while rp is not None:
+        if rp == ancestor:
+            return True
+        rp = parents.get(rp)
+    return False
 
 
 def _room(row, amount):
