@@ -691,6 +691,101 @@ def test_bad_input_is_a_4xx_error_document(world, server, case):
         assert error['code'] == case.code, error
 
 
+# One URL per route of placement/router.py, to sweep what every route
+# must refuse the same way.
+ROUTE_URLS = {
+    '/': '/',
+    '/resource_providers': RPS,
+    '/resource_providers/{uuid}': RP_URL,
+    '/resource_providers/{uuid}/inventories': INV,
+    '/resource_providers/{uuid}/inventories/{resource_class}': INV + '/VCPU',
+    '/resource_providers/{uuid}/usages': RP_URL + '/usages',
+    '/resource_providers/{uuid}/aggregates': RP_URL + '/aggregates',
+    '/resource_providers/{uuid}/allocations': RP_URL + '/allocations',
+    '/resource_providers/{uuid}/traits': RP_URL + '/traits',
+    '/resource_classes': '/resource_classes',
+    '/resource_classes/{name}': '/resource_classes/' + CLASS,
+    '/traits': '/traits',
+    '/traits/{name}': '/traits/' + TRAIT,
+    '/allocations': '/allocations',
+    '/allocations/{consumer_uuid}': ALLOC,
+    '/allocation_candidates': AC + '?resources=VCPU:1',
+    '/usages': '/usages?project_id=' + PROJECT,
+    '/reshaper': '/reshaper',
+}
+# The routes whose writes take a JSON body.
+JSON_WRITES = [
+    ('POST', RPS), ('PUT', RP_URL), ('POST', INV), ('PUT', INV),
+    ('PUT', INV + '/VCPU'), ('PUT', RP_URL + '/aggregates'),
+    ('PUT', RP_URL + '/traits'), ('POST', '/resource_classes'),
+    ('PUT', ALLOC), ('POST', '/allocations'), ('POST', '/reshaper'),
+]
+BAD_BODIES = {
+    'malformed': (b'{"a": ', 'application/json', 400),
+    'empty': (b'', 'application/json', 400),
+    'string': (b'"text"', 'application/json', 400),
+    'number': (b'1e400', 'application/json', 400),
+    'array': (b'[[], {}]', 'application/json', 400),
+    'text-plain': (b'{}', 'text/plain', 415),
+    'no-content-type': (b'{}', None, 400),
+}
+
+
+def test_route_table_covers_every_route():
+    from placement import router
+    assert set(ROUTE_URLS) == set(router.ROUTES) - {''}
+    writes = {(method, path) for path, methods in router.ROUTES.items()
+              for method in methods if method in ('POST', 'PUT')}
+    # PUT of a trait or (from 1.7) of a class takes no body.
+    assert len(writes) == len(JSON_WRITES) + 2
+
+
+def _route_methods():
+    from placement import router
+    return [pytest.param(method, ROUTE_URLS[path], id='%s-%s' % (
+        method, path)) for path, methods in router.ROUTES.items()
+        if path for method in methods]
+
+
+@pytest.mark.parametrize('header,status', [
+    ('placement 1.40', 406), ('placement 2.0', 406),
+    ('placement 1.x', 400), ('placement 1', 400)])
+@pytest.mark.parametrize('method,path', _route_methods())
+def test_every_route_refuses_bad_microversions(world, server, method, path,
+                                               header, status):
+    mark = log_mark(server)
+    response = world.request(method, path, headers={
+        'openstack-api-version': header})
+    log = log_since(server, mark)
+    assert 'Traceback' not in log, log
+    assert response.status_code == status, response.text
+    error = assert_error_document(response, None)
+    if status == 406:
+        assert (error['min_version'], error['max_version']) == (
+            '1.0', '1.39')
+
+
+@pytest.mark.parametrize('body,content_type,status', [
+    pytest.param(*value, id=name) for name, value in BAD_BODIES.items()])
+@pytest.mark.parametrize('method,path', [
+    pytest.param(m, p, id='%s-%s' % (m, p.replace(RP, '{uuid}').replace(
+        CONSUMER, '{consumer}'))) for m, p in JSON_WRITES])
+def test_every_json_write_refuses_bad_bodies(world, server, method, path,
+                                             body, content_type, status):
+    # Every write bumps some provider's generation: the list shows them.
+    before = world.get(RPS).json()
+    headers = dict(SERVICE) if path == '/reshaper' else {}
+    if content_type:
+        headers['content-type'] = content_type
+    mark = log_mark(server)
+    response = world.request(method, path, content=body, headers=headers)
+    log = log_since(server, mark)
+    assert 'Traceback' not in log, log
+    assert response.status_code == status, response.text
+    assert_error_document(response, (1, 39))
+    assert world.get(RPS).json() == before
+
+
 @pytest.mark.parametrize('version', ['1.0', '1.22', '1.23', 'latest'])
 def test_error_code_appears_from_1_23(world, version):
     response = world.get(RPS + '/' + UNKNOWN,
