@@ -7,13 +7,16 @@ candidate fits and that no fitting combination is missed, against a
 brute-force enumerator written independently below.
 """
 import itertools
+import tempfile
 import uuid as uuidlib
 
+import httpx
 import hypothesis
 from hypothesis import strategies as st
 import pytest
 import sqlalchemy as sa
 
+import conftest
 from placement import tables
 
 SHARING = 'MISC_SHARES_VIA_AGGREGATE'
@@ -507,3 +510,76 @@ def test_candidates_match_brute_force(client, world, providers, groups,
         info['uuid'] for info in world.providers.values()
         if any(info['root'] == world.providers[world.name_of(uuid)]['root']
                for allocations, _ in found for uuid, _, _ in allocations)}
+
+
+# -- [placement] options --------------------------------------------------
+
+@pytest.fixture
+def configured(database, world):
+    """Start servers on the module's database with extra [placement]
+    options; yields a function options -> httpx client."""
+    started = []
+
+    def start(**options):
+        workdir = tempfile.mkdtemp(prefix='ac-', dir=database.workdir)
+        extra = '[placement]\n' + ''.join(
+            '%s = %s\n' % item for item in options.items())
+        conftest.write_config(workdir, database.url, extra)
+        server = conftest.Server(workdir)
+        client = httpx.Client(base_url=server.url,
+                              headers=conftest.ADMIN_HEADERS, timeout=30)
+        started.append((server, client))
+        return client
+
+    yield start
+    for server, client in started:
+        client.close()
+        server.stop()
+
+
+def _four_trees(w):
+    for tree in range(4):
+        w.add('cn%d' % tree)
+        for numa in range(2):
+            w.add('cn%d_numa%d' % (tree, numa), parent='cn%d' % tree,
+                  inventory={'VCPU': 4})
+
+
+def _roots(w, body):
+    return [w.providers[w.name_of(uuid)]['root']
+            for request in body['allocation_requests']
+            for uuid in request['allocations']]
+
+
+def test_max_candidates_depth_and_breadth_first(configured, w):
+    _four_trees(w)
+    depth = configured(max_allocation_candidates=3)
+    breadth = configured(max_allocation_candidates=3,
+                         allocation_candidates_generation_strategy=
+                         'breadth-first')
+    roots = _roots(w, get(depth, resources='VCPU:1'))
+    assert len(roots) == 3 and len(set(roots)) == 2
+    roots = _roots(w, get(breadth, resources='VCPU:1'))
+    assert len(roots) == 3 and len(set(roots)) == 3
+    # A limit below the bound still applies.
+    assert len(get(depth, resources='VCPU:1', limit='1')[
+        'allocation_requests']) == 1
+
+
+def test_randomized_candidates_are_a_sample(configured, w):
+    _four_trees(w)
+    client = configured(randomize_allocation_candidates='true')
+    seen = set()
+    for _ in range(20):
+        body = get(client, resources='VCPU:1', limit='2')
+        picked = [w.name_of(uuid) for request in body['allocation_requests']
+                  for uuid in request['allocations']]
+        assert len(picked) == 2 and len(set(picked)) == 2
+        assert set(body['provider_summaries']) == {
+            info['uuid'] for info in w.providers.values()
+            if info['root'] in {w.providers[name]['root']
+                                for name in picked}}
+        seen.add(frozenset(picked))
+    # 28 possible pairs: twenty draws all alike would mean no sampling.
+    assert len(seen) > 1
+    assert len(get(client, resources='VCPU:1')['allocation_requests']) == 8

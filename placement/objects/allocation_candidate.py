@@ -373,17 +373,31 @@ class _Search:
         return have == (1 << len(required)) - 1
 
     def _combine(self, root, own, parents, choice):
-        """Merge one choice per group into a candidate, or None."""
-        allocations = {}
+        """Merge one choice per group into a candidate, or None.  The
+        checks on providers alone come before amounts are merged."""
         mappings = {}
+        singles = []
+        for group, pick in zip(self.groups, choice):
+            if group.spread:
+                mappings[''] = pick[1]
+            else:
+                mappings[group.suffix] = (pick,)
+                singles.append(pick)
+        if self.isolate and len(set(singles)) != len(singles):
+            return None
+        for suffixes in self.query.same_subtree:
+            if not _same_subtree(parents or {},
+                                 [mappings[s][0] for s in suffixes]):
+                return None
+        allocations = {}
         summed = []
         for group, pick in zip(self.groups, choice):
             if group.spread:
-                parts, providers = pick
+                parts = pick[0]
+            elif group.amounts:
+                parts = {pick: group.amounts}
             else:
-                parts = {pick: group.amounts} if group.amounts else {}
-                providers = (pick,)
-            mappings[group.suffix] = providers
+                continue
             for rp, amounts in parts.items():
                 target = allocations.get(rp)
                 if target is None:
@@ -395,18 +409,9 @@ class _Search:
                         summed.append((rp, rc))
                     else:
                         target[rc] = amount
-        if self.isolate:
-            single = [mappings[group.suffix][0] for group in self.groups
-                      if not group.spread]
-            if len(set(single)) != len(single):
-                return None
         for rp, rc in summed:
             if not _room(self._capacity_row(root, own, rp, rc),
                          allocations[rp][rc]):
-                return None
-        for suffixes in self.query.same_subtree:
-            if not _same_subtree(parents or {},
-                                 [mappings[s][0] for s in suffixes]):
                 return None
         return allocations, mappings
 
