@@ -22,6 +22,7 @@ ANY_TRAITS = (1, 39)
 
 # Granular keys: prefix plus a (possibly empty) group suffix.
 _GROUP_KEY = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
+_LIMIT = re.compile(r'^[1-9][0-9]*$')
 
 _RESOURCES_FORM = ('Badly formed resources parameter. Expected resources '
                    'query string parameter in form: '
@@ -325,14 +326,24 @@ def parse_candidate_query(params, version):
     check_trait_conflicts(groups)
     query = CandidateQuery(groups=groups, same_subtree=same_subtree)
     if 'group_policy' in params:
-        # The first group_policy counts, as upstream.
+        # The first group_policy counts, as upstream (the schema checked
+        # only the last one).
         query.group_policy = params.getall('group_policy')[0]
+        if query.group_policy not in ('none', 'isolate'):
+            raise errors.bad_request(
+                "Invalid query string parameters: '%s' is not one of "
+                "['none', 'isolate']" % query.group_policy)
     elif sum(1 for g in groups.values() if g.suffix and g.resources) > 1:
         raise errors.bad_request(
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
     if 'limit' in params:
         # The first limit counts, the others are ignored (as upstream).
-        query.limit = int(params.getall('limit')[0])
+        limit = params.getall('limit')[0]
+        if not _LIMIT.match(limit):
+            raise errors.bad_request(
+                "Invalid query string parameters: '%s' does not match "
+                "'^[1-9][0-9]*$'" % limit)
+        query.limit = int(limit)
     query.root_required = parse_root_required(params)
     return query

@@ -130,6 +130,10 @@ def test_request_groups_and_orphans():
          'traits keys: required1: (A)'),
         ([('resources', 'VCPU:1'), ('same_subtree', '_A')],
          'same_subtree: _A'),
+        ([('resources', 'VCPU:1'), ('limit', 'cow'), ('limit', '1')],
+         "'cow' does not match"),
+        ([('resources1', 'VCPU:1'), ('group_policy', 'bogus'),
+          ('group_policy', 'none')], "'bogus' is not one of"),
     ]
     for pairs, message in cases:
         with pytest.raises(webob.exc.HTTPBadRequest) as exc:
