@@ -736,11 +736,17 @@ def lookup(result, path):
     return value
 
 
-def report(dataset, labels, results, args):
-    title = '%s (%d providers), %s, %d workers, %d concurrent' % (
-        dataset.label, dataset.count * dataset.providers_per_unit,
-        Database(args.db_url, '/', 'x').backend, args.workers,
-        args.concurrency)
+def describe(dataset_label, run_args):
+    """Table title from a data set label and the options of its run."""
+    kind, count = dataset_label.split()
+    per_unit = len(NESTED_TREE) if kind == 'nested' else 1
+    return '%s (%d providers), %s, %d workers, %d concurrent' % (
+        dataset_label, int(count) * per_unit,
+        Database(run_args['db_url'], '/', 'x').backend,
+        run_args['workers'], run_args['concurrency'])
+
+
+def report(title, labels, results, markdown):
     headers = ['metric'] + labels
     if len(labels) == 2:
         headers.append('%s vs %s' % tuple(labels))
@@ -753,12 +759,20 @@ def report(dataset, labels, results, args):
         rows.append(row)
     widths = [max(len(str(r[i])) for r in rows + [headers])
               for i in range(len(headers))]
+    if markdown:
+        line = '| %s |'
+        sep = ' | '
+    else:
+        line = '%s'
+        sep = '  '
     print()
     print(title)
-    print('  '.join(h.ljust(w) for h, w in zip(headers, widths)))
-    print('  '.join('-' * w for w in widths))
+    if markdown:
+        print()
+    print(line % sep.join(h.ljust(w) for h, w in zip(headers, widths)))
+    print(line % sep.join('-' * w for w in widths))
     for row in rows:
-        print('  '.join(str(c).ljust(w) for c, w in zip(row, widths)))
+        print(line % sep.join(str(c).ljust(w) for c, w in zip(row, widths)))
     for label in labels:
         if 'error' in results[label]:
             print('%s: %s' % (label, results[label]['error'].strip()))
@@ -824,10 +838,16 @@ def parse_args(argv):
                         help='409 retries per claim before giving up')
     parser.add_argument('--load-threads', type=int, default=8)
     parser.add_argument('--json', metavar='FILE', help='write raw results')
+    parser.add_argument('--markdown', action='store_true',
+                        help='print the tables as Markdown')
     parser.add_argument('--keep', action='store_true',
                         help='keep temp dirs (server logs) and databases')
+    parser.add_argument('--report', nargs='+', metavar='JSON',
+                        help='only print the tables of earlier --json '
+                             'files (servers of the same data set side by '
+                             'side, e.g. ours and upstream run separately)')
     args = parser.parse_args(argv)
-    if not args.flat and not args.nested:
+    if not args.flat and not args.nested and not args.report:
         parser.error('give --flat N and/or --nested N')
     if args.upstream_venv:
         venv = os.path.abspath(args.upstream_venv)
@@ -840,8 +860,27 @@ def parse_args(argv):
     return args
 
 
+def report_files(paths, markdown):
+    """Tables from earlier --json files, servers merged per data set."""
+    merged = {}
+    for path in paths:
+        with open(path) as handle:
+            saved = json.load(handle)
+        for dataset_label, results in saved['results'].items():
+            entry = merged.setdefault(dataset_label, {
+                'title': describe(dataset_label, saved['args']),
+                'results': {}})
+            entry['results'].update(results)
+    for entry in merged.values():
+        report(entry['title'], list(entry['results']), entry['results'],
+               markdown)
+    return 0
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.report:
+        return report_files(args.report, args.markdown)
     servers = [(args.label, args.server_cmd, args.setup_cmd)]
     if args.compare_cmd:
         servers.append((args.compare_label, args.compare_cmd,
@@ -860,7 +899,8 @@ def main(argv=None):
                 results[label] = run_one(label, cmd, setup_cmd, dataset,
                                          args, root)
             everything[dataset.label] = results
-            report(dataset, [s[0] for s in servers], results, args)
+            report(describe(dataset.label, vars(args)),
+                   [s[0] for s in servers], results, args.markdown)
     finally:
         if args.keep:
             log('kept work directories under %s' % root)
