@@ -145,10 +145,15 @@ def _insert_consumer(conn, project_external_id):
 @pytest.fixture
 def cleanup(engine):
     yield
+    rps = tables.resource_providers
     with engine.begin() as conn:
         for table in (tables.allocations, tables.consumers, tables.projects,
-                      tables.users, tables.resource_providers):
+                      tables.users):
             conn.execute(table.delete())
+        # MariaDB checks the self-references row by row.
+        conn.execute(rps.update().values(root_provider_id=None,
+                                         parent_provider_id=None))
+        conn.execute(rps.delete())
 
 
 def test_status_warns_about_incomplete_consumers(synced, config, engine,
@@ -175,6 +180,57 @@ def test_status_fails_on_missing_root_provider(synced, config, engine,
     result = run('placement-status', 'upgrade', 'check', config=config)
     assert result.returncode == 2
     assert status_rows(result)['Root provider ids'][0] == 'Failure'
+
+
+def test_online_data_migrations(synced, config, engine, cleanup):
+    rps = tables.resource_providers
+    orphans = sorted(str(uuid.uuid4()) for _ in range(2))
+    with engine.begin() as conn:
+        # A tree from before root ids.
+        root = conn.execute(rps.insert().values(
+            uuid=str(uuid.uuid4()), name='old-root', generation=0)
+        ).inserted_primary_key[0]
+        child = conn.execute(rps.insert().values(
+            uuid=str(uuid.uuid4()), name='old-child', generation=0,
+            parent_provider_id=root)).inserted_primary_key[0]
+        for consumer_uuid in orphans:
+            conn.execute(tables.allocations.insert().values(
+                resource_provider_id=root, consumer_id=consumer_uuid,
+                resource_class_id=0, used=1))
+
+    partial = run('placement-manage', 'db', 'online_data_migrations',
+                  '--max-count', '1', config=config)
+    assert partial.returncode == 1, partial.stdout + partial.stderr
+    rows = status_rows(partial)
+    assert rows['set_root_provider_ids'] == ('2', '1')
+    assert rows['create_incomplete_consumers'] == ('2', '1')
+
+    rest = run('placement-manage', 'db', 'online_data_migrations',
+               config=config)
+    assert rest.returncode == 0, rest.stdout + rest.stderr
+    assert status_rows(rest)['set_root_provider_ids'] == ('1', '1')
+    assert status_rows(rest)['create_incomplete_consumers'] == ('1', '1')
+
+    with engine.connect() as conn:
+        roots = dict(conn.execute(sa.select(
+            rps.c.id, rps.c.root_provider_id)).all())
+        created = conn.execute(
+            sa.select(tables.consumers.c.uuid, tables.projects.c.external_id)
+            .join(tables.projects,
+                  tables.consumers.c.project_id == tables.projects.c.id)
+            .order_by(tables.consumers.c.uuid)).all()
+    assert roots == {root: root, child: root}
+    placeholder = '00000000-0000-0000-0000-000000000000'
+    assert [tuple(row) for row in created] == [
+        (consumer_uuid, placeholder) for consumer_uuid in orphans]
+
+    result = run('placement-status', 'upgrade', 'check', config=config)
+    rows = status_rows(result)
+    assert rows['Root provider ids'][0] == 'Success'
+    assert rows['Incomplete consumers'][0] == 'Warning'
+    assert 'no consumer record' not in rows['Incomplete consumers'][1]
+    assert '2 consumers have the placeholder project' in (
+        rows['Incomplete consumers'][1])
 
 
 @pytest.mark.parametrize('content, expected, code', [

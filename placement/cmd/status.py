@@ -39,15 +39,38 @@ def check_schema(conf, engine):
                            'run "placement-manage db sync"' % (current, head))
 
 
-def check_root_providers(conf, engine):
+def rootless_providers():
+    """Providers without a root provider id (written by very old
+    releases); ``db online_data_migrations`` fills them in."""
     rps = tables.resource_providers
+    return sa.select(rps.c.id, rps.c.parent_provider_id).where(
+        rps.c.root_provider_id.is_(None)).order_by(rps.c.id)
+
+
+def orphaned_consumers():
+    """Consumer uuids that have allocations but no consumer record;
+    ``db online_data_migrations`` creates the records."""
+    allocations = tables.allocations
+    consumers = tables.consumers
+    return (sa.select(allocations.c.consumer_id).distinct()
+            .select_from(allocations.outerjoin(
+                consumers, allocations.c.consumer_id == consumers.c.uuid))
+            .where(consumers.c.id.is_(None))
+            .order_by(allocations.c.consumer_id))
+
+
+def count(conn, query):
+    return conn.execute(sa.select(sa.func.count()).select_from(
+        query.subquery())).scalar()
+
+
+def check_root_providers(conf, engine):
     with engine.connect() as conn:
-        missing = conn.execute(sa.select(sa.func.count()).where(
-            rps.c.root_provider_id.is_(None))).scalar()
+        missing = count(conn, rootless_providers())
     if missing:
         return Result(FAILURE, '%d resource providers have no root provider '
-                               'id; provider trees cannot be resolved'
-                      % missing)
+                               'id; run "placement-manage db '
+                               'online_data_migrations"' % missing)
     return Result(SUCCESS, 'every resource provider has a root provider id')
 
 
@@ -56,7 +79,6 @@ def check_incomplete_consumers(conf, engine):
     and user ids, and very old allocations may have no consumer row."""
     consumers = tables.consumers
     projects = tables.projects
-    allocations = tables.allocations
     with engine.connect() as conn:
         incomplete = conn.execute(
             sa.select(sa.func.count())
@@ -65,12 +87,7 @@ def check_incomplete_consumers(conf, engine):
             .where(projects.c.external_id
                    == conf.placement.incomplete_consumer_project_id)
         ).scalar()
-        orphaned = conn.execute(
-            sa.select(sa.func.count(sa.distinct(allocations.c.consumer_id)))
-            .select_from(allocations.outerjoin(
-                consumers, allocations.c.consumer_id == consumers.c.uuid))
-            .where(consumers.c.id.is_(None))
-        ).scalar()
+        orphaned = count(conn, orphaned_consumers())
     problems = []
     if incomplete:
         problems.append(
@@ -80,7 +97,8 @@ def check_incomplete_consumers(conf, engine):
             % (incomplete, conf.placement.incomplete_consumer_project_id))
     if orphaned:
         problems.append('%d consumers have allocations but no consumer '
-                        'record' % orphaned)
+                        'record; run "placement-manage db '
+                        'online_data_migrations"' % orphaned)
     if problems:
         return Result(WARNING, '; '.join(problems))
     return Result(SUCCESS, 'no incomplete consumers')
@@ -138,11 +156,10 @@ def run_checks(conf, engine):
     return results
 
 
-def format_table(results):
-    rows = [('Check', 'Result', 'Details')] + [
-        (name, RESULT_NAMES[result.code], result.details)
-        for name, result in results]
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+def format_rows(header, rows):
+    """A plain-text table, every cell as str()."""
+    rows = [[str(cell) for cell in row] for row in [header] + list(rows)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     rule = '+' + '+'.join('-' * (w + 2) for w in widths) + '+'
     lines = [rule]
     for index, row in enumerate(rows):
@@ -152,6 +169,12 @@ def format_table(results):
             lines.append(rule)
     lines.append(rule)
     return '\n'.join(lines)
+
+
+def format_table(results):
+    return format_rows(('Check', 'Result', 'Details'), [
+        (name, RESULT_NAMES[result.code], result.details)
+        for name, result in results])
 
 
 def upgrade_check(conf):
