@@ -571,6 +571,43 @@ CASES = {
     'ac-same-subtree-empty-suffix': Case(
         'GET', AC + '?resources_A=VCPU:1&same_subtree=_A,', 400),
 
+    # -- parameters and fields before their microversion, more types ----
+    'rp-list-forbidden-aggregate-before-1.32': Case(
+        'GET', RPS + '?member_of=!' + RP2, 400, version='1.31'),
+    'rp-list-any-traits-before-1.39': Case(
+        'GET', RPS + '?required=in:%s,HW_CPU_X86_AVX' % TRAIT, 400,
+        version='1.38'),
+    'rp-create-parent-int': Case('POST', RPS, 400, body={
+        'name': 'x', 'parent_provider_uuid': 7}),
+    'inv-post-generation-string': Case('POST', INV, 400, body={
+        'resource_class': 'DISK_GB', 'total': 10,
+        'resource_provider_generation': 'one'}),
+    'agg-put-item-int': Case('PUT', RP_URL + '/aggregates', 400, body={
+        'aggregates': [1], 'resource_provider_generation': 0}),
+    'usages-empty-consumer-type': Case(
+        'GET', '/usages?project_id=p&consumer_type=', 400),
+    'alloc-put-consumer-type-too-long': Case(
+        'PUT', NEW_CONSUMER, 400, body=allocation_body(
+            {'VCPU': 1}, consumer_type='T' * 256)),
+    'alloc-put-resources-list': Case('PUT', NEW_CONSUMER, 400, body={
+        'allocations': {RP: {'resources': [['VCPU', 1]]}},
+        'project_id': PROJECT, 'user_id': USER, 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'}),
+    'alloc-post-consumer-list': Case('POST', '/allocations', 400,
+                                     body={CONSUMER: []}),
+    'ac-in-tree-suffixed-before-1.31': Case(
+        'GET', AC + '?resources1=VCPU:1&in_tree1=' + RP, 400,
+        version='1.30'),
+    'ac-forbidden-aggregate-before-1.32': Case(
+        'GET', AC + '?resources=VCPU:1&member_of=!' + RP2, 400,
+        version='1.31'),
+    'ac-same-subtree-before-1.36': Case(
+        'GET', AC + '?resources_A=VCPU:1&same_subtree=_A', 400,
+        version='1.35'),
+    'reshaper-allocations-list': Case('POST', '/reshaper', 400, body={
+        'inventories': {RP: inventory_put({'VCPU': {'total': 8}})},
+        'allocations': []}),
+
     # -- POST /reshaper -------------------------------------------------
     'reshaper-before-1.30': Case('POST', '/reshaper', 404, version='1.29',
                                  body={}),
