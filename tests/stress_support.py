@@ -64,6 +64,8 @@ def expect_ok(response):
 class Service:
     server: conftest.Server
     db_url: str
+    # The end of the server's log once it stopped, for failure messages.
+    log: str = ''
 
     @property
     def url(self):
@@ -87,10 +89,12 @@ def service(backend, workers, query=None, server_url=None):
                 query).render_as_string(hide_password=False)
         conftest.write_config(workdir, url)
         server = conftest.Server(workdir, workers=workers)
+        svc = Service(server, url)
         try:
-            yield Service(server, url)
+            yield svc
         finally:
             server.stop()
+            svc.log = server.log()
     finally:
         database.drop()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -243,6 +247,7 @@ class Outcome:
     ended: float
     clear: bool = True    # an error answer was a proper JSON error document
     detail: str = ''
+    code: str = None      # the error code of an error answer
 
 
 class Ledger:
@@ -304,7 +309,9 @@ class _Client(threading.Thread):
                           time.monotonic())
         if response.status_code >= 400:
             outcome.clear = clear_error(response)
-            outcome.detail = response.text[:300]
+            outcome.detail = response.text[:600]
+            if outcome.clear:
+                outcome.code = response.json()['errors'][0]['code']
             if response.status_code >= 500:
                 time.sleep(0.05)
         self.outcomes.append(outcome)
@@ -535,6 +542,10 @@ class Load:
             'acknowledged': sum(o.status is not None and o.status < 300
                                 for o in claims),
             'refused_409': sum(o.status == 409 for o in claims),
+            # Lost races the service gave up retrying (or a consumer
+            # generation clash), as opposed to "no room".
+            'concurrent_409': sum(o.code == 'placement.concurrent_update'
+                                  for o in claims + moves),
             'moves': len(moves),
             'moves_ok': sum(o.status is not None and o.status < 300
                             for o in moves),
@@ -613,15 +624,31 @@ def check_database(db_url, ledger):
     return Check(over, wrong, dict(usage))
 
 
+def assert_sound(load, check, server_log='', allow_503=False):
+    """What every run must show: no over-commit, the database holding
+    exactly what was acknowledged, reads agreeing with it, and only the
+    answers a correct service gives (503 only where ``allow_503``)."""
+    assert not check.over_committed, check.over_committed
+    assert not check.wrong, check.wrong[:5]
+    assert not load.read_mismatches, load.read_mismatches[:3]
+    bad = load.unexpected()
+    if not allow_503:
+        bad += [o for o in load.outcomes if o.status == 503]
+    assert not bad, (bad[:5], server_log[-3000:])
+    assert load.figures()['acknowledged'] > 0
+
+
 def summary(label, load, check):
     figures = load.figures()
     return ('[stress] %s: claims attempted=%d acknowledged=%d refused_409=%d '
-            '5xx=%d (503=%d) no_answer=%d moves=%d/%d deletes=%d '
+            '(concurrent_update=%d) 5xx=%d (503=%d) no_answer=%d moves=%d/%d '
+            'deletes=%d '
             'no_candidates=%d direct_claims=%d inventory_writes=%d/%d '
             'requests=%d over_committed_providers=%d wrong_consumers=%d '
             'seed=%s' % (
                 label, figures['claims'], figures['acknowledged'],
-                figures['refused_409'], figures['5xx'], figures['503'],
+                figures['refused_409'], figures['concurrent_409'],
+                figures['5xx'], figures['503'],
                 figures['no_answer'], figures['moves_ok'], figures['moves'],
                 figures['deletes'], figures['no_candidates'],
                 figures['direct_claims'], figures['inventory_ok'],
