@@ -4,10 +4,10 @@ How a request is answered:
 
 1. Names are resolved to ids (an unknown trait or resource class is a 400).
 2. Each request group becomes one SQL statement over providers, their
-   inventories and summed allocations.  It returns a row per (provider,
-   resource class) that can serve the group's amount - min/max unit, step
-   size and capacity are checked in SQL - among the providers passing the
-   group's trait, aggregate and tree filters, ordered by tree root.
+   inventories and summed allocations.  It returns a row per provider
+   passing the group's trait, aggregate and tree filters, with a bit mask
+   of the requested classes it can serve - min/max unit, step size and
+   capacity are checked in SQL - ordered by tree root.
 3. Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
    with the roots of the trees they serve: every tree with a provider in
    one of their aggregates.
@@ -68,11 +68,17 @@ class Result:
 @dataclasses.dataclass
 class _Group:
     suffix: str
-    amounts: dict          # rc_id -> amount
+    amounts: dict          # rc_id -> amount; bit i of a class mask is the
+                           # i-th class of this dict
     spread: bool           # unsuffixed: one provider per resource class
     required: tuple = ()   # trait id sets the spread providers must meet
     filters: list = None   # SQL conditions on resource_providers
     stmt: object = None
+
+    @property
+    def full(self):
+        """The class mask of a provider serving every class."""
+        return (1 << len(self.amounts)) - 1
 
 
 def list_candidates(conn, query, version, conf):
@@ -145,6 +151,8 @@ class _Search:
             group.stmt = _statement(group.amounts, group.filters,
                                     conn.dialect.name, with_capacity,
                                     group.required)
+        # {(rp, rc): (room, max_unit)} when ``with_capacity``
+        self.capacity = {}
         self.root_filter = None
         if query.root_required:
             self.root_filter = provider_filter.traits_clause(
@@ -217,20 +225,35 @@ class _Search:
             if not group.amounts:
                 continue
             stmt = group.stmt.where(RP.c.id.in_(sorted(served)))
-            for root, rp, rcs in _by_provider(self.conn.execute(stmt),
-                                              self.masks):
+            for root, rp, fit in self._rows(self.conn.execute(stmt), group):
                 self.sharing_root[rp] = root
                 for anchor in served[rp]:
                     # In its own tree it is an ordinary member.
                     if anchor != root:
                         self.shared[index].setdefault(anchor, []).append(
-                            (rp, rcs))
+                            (rp, fit))
+
+    def _rows(self, rows, group):
+        """(root, rp, class mask) from rows of ``_statement``, noting the
+        trait masks and capacities they carry."""
+        classes = list(group.amounts)
+        for row in rows:
+            root, rp, traits, fit = row[:4]
+            fit = int(fit)   # MySQL sums to a Decimal
+            if traits:
+                self.masks[rp] = traits
+            if len(row) > 4:
+                for bit, rc in enumerate(classes):
+                    if fit >> bit & 1:
+                        self.capacity[(rp, rc)] = row[4 + 2 * bit:
+                                                      6 + 2 * bit]
+            yield root, rp, fit
 
     # -- the walk ---------------------------------------------------------
 
     def _streams(self):
         """Iterators of (root, index, data) in root order: per group
-        (index >= 0) its providers {rp: {rc: capacity row}} in the tree;
+        (index >= 0) its providers {rp: class mask} in the tree;
         the trees that sharing providers serve (index -1, no data); with
         same_subtree the tree's {rp: parent} (index -2)."""
         streams = []
@@ -238,7 +261,8 @@ class _Search:
             stmt = group.stmt
             if self.root_filter is not None:
                 stmt = stmt.where(self.root_filter)
-            streams.append(_by_root(self._execute(stmt), index, self.masks))
+            streams.append(_by_root(
+                self._rows(self._execute(stmt), group), index))
         anchored = {root for by_root in self.shared for root in by_root}
         if anchored and self.root_filter is not None:
             anchored &= set(self.conn.execute(_restrict(
@@ -303,10 +327,9 @@ class _Search:
             elif not group.amounts:
                 choices = list(mine)
             else:
-                wanted = len(group.amounts)
-                choices = [rp for rp, rcs in mine.items()
-                           if len(rcs) == wanted]
-                choices += [rp for rp, rcs in shared if len(rcs) == wanted]
+                full = group.full
+                choices = [rp for rp, fit in mine.items() if fit == full]
+                choices += [rp for rp, fit in shared if fit == full]
             if not choices:
                 return ()
             options.append(choices)
@@ -335,16 +358,15 @@ class _Search:
         per resource class, from the tree or sharing providers."""
         if len(mine) == 1 and not shared:
             # The common case: a tree of one provider.
-            (rp, rcs), = mine.items()
-            if len(rcs) == len(group.amounts) and self._meets(
-                    group.required, (rp,)):
+            (rp, fit), = mine.items()
+            if fit == group.full and self._meets(group.required, (rp,)):
                 return [({rp: group.amounts}, (rp,))]
             return []
         per_class = []
         classes = list(group.amounts)
-        for rc in classes:
-            choices = [rp for rp, rcs in mine.items() if rc in rcs]
-            choices += [rp for rp, rcs in shared if rc in rcs]
+        for bit in range(len(classes)):
+            choices = [rp for rp, fit in mine.items() if fit >> bit & 1]
+            choices += [rp for rp, fit in shared if fit >> bit & 1]
             if not choices:
                 return []
             per_class.append(choices)
@@ -410,8 +432,8 @@ class _Search:
                     else:
                         target[rc] = amount
         for rp, rc in summed:
-            if not _room(self._capacity_row(root, own, rp, rc),
-                         allocations[rp][rc]):
+            room, max_unit = self.capacity[(rp, rc)]
+            if allocations[rp][rc] > min(room, max_unit):
                 return None
         return allocations, mappings
 
@@ -436,15 +458,6 @@ class _Search:
                 return False
             self.seen.add(key)
         return True
-
-    def _capacity_row(self, root, own, rp, rc):
-        for index in range(len(self.groups)):
-            rcs = (own[index] or {}).get(rp)
-            if rcs is None:
-                rcs = dict(self.shared[index].get(root, ())).get(rp)
-            if rcs and rc in rcs:
-                return rcs[rc]
-        raise AssertionError('no inventory row for a chosen provider')
 
     def close(self):
         for result in self.results:
@@ -515,23 +528,29 @@ class _Search:
 
 
 def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
-    """Rows (root, rp, mask, rc) of the providers able to serve ``amounts``
-    {rc: amount}, one row per class they can serve, ordered by root, plus
-    (total, reserved, ratio, max_unit, used) when ``with_capacity``.
-    Bit i of ``mask`` says whether the provider has a trait of
-    ``trait_sets[i]``.  Rows (root, rp, 0, NULL) when ``amounts`` is empty
-    (a group with traits or aggregates only)."""
+    """Rows (root, rp, trait mask, class mask) of the providers able to
+    serve some of ``amounts`` {rc: amount}, ordered by root.
+
+    Bit i of the class mask: the provider can serve the i-th class of
+    ``amounts``; bit i of the trait mask: it has a trait of
+    ``trait_sets[i]``.  With ``with_capacity`` each row goes on with
+    (room, max_unit) per class: what is left of its capacity, and the
+    largest single allocation.  A group without amounts (traits or
+    aggregates only) gets every provider passing its filters, with a class
+    mask of 0.
+    """
     order = (RP.c.root_provider_id, RP.c.id)
-    mask = sa.literal(0)
+    traits = sa.literal(0)
     for bit, any_of in enumerate(trait_sets):
-        mask = mask + sa.case(
+        traits = traits + sa.case(
             (provider_filter.traits_clause(RP.c.id, (any_of,), ()),
              1 << bit), else_=0)
     if not amounts:
-        return (sa.select(*order, mask, sa.null()).where(*filters)
+        return (sa.select(*order, traits, sa.literal(0)).where(*filters)
                 .order_by(*order))
+    classes = list(amounts)
     if len(amounts) == 1:
-        amount = sa.literal(next(iter(amounts.values())))
+        amount = sa.literal(amounts[classes[0]])
     else:
         amount = sa.case(amounts, value=INV.c.resource_class_id)
     rc_id = INV.c.resource_class_id
@@ -541,15 +560,24 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
         # rows stream and a limit stops the scan early.
         rc_id = rc_id + 0
     used = _usage(INV)
-    columns = [*order, mask, INV.c.resource_class_id]
+    # The trait mask depends on the grouped provider only, so it needs no
+    # aggregate (and is then computed once per provider, not per row).
+    columns = [*order, traits, sa.func.sum(sa.case(
+        {rc: 1 << bit for bit, rc in enumerate(classes)},
+        value=INV.c.resource_class_id))]
     if with_capacity:
-        columns += [INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
-                    INV.c.max_unit, sa.func.coalesce(used, 0)]
+        room = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
+                - sa.func.coalesce(used, 0))
+        for rc in classes:
+            mine = INV.c.resource_class_id == rc
+            columns += [sa.func.max(sa.case((mine, room))),
+                        sa.func.max(sa.case((mine, INV.c.max_unit)))]
     return (
         sa.select(*columns)
         .select_from(RP.join(INV, INV.c.resource_provider_id == RP.c.id))
         .where(rc_id.in_(sorted(amounts)),
                provider_filter.fits_clause(INV, used, amount), *filters)
+        .group_by(*order)
         .order_by(*order))
 
 
@@ -563,42 +591,11 @@ def _usage(inventory):
             .scalar_subquery())
 
 
-def _by_provider(rows, masks):
-    """(root, rp, {rc: capacity row}) from rows of ``_statement``; trait
-    masks go to ``masks``."""
-    current = None
-    for row in rows:
-        if row[1] != current:
-            if current is not None:
-                yield root, current, rcs
-            root, current, rcs = row[0], row[1], {}
-            if row[2]:
-                masks[current] = row[2]
-        if row[3] is not None:
-            rcs[row[3]] = row[4:]
-    if current is not None:
-        yield root, current, rcs
-
-
-def _by_root(rows, index, masks):
-    """(root, index, {rp: {rc: capacity row}}) from ``_statement`` rows:
-    the providers of one tree at a time; trait masks go to ``masks``."""
-    current = None
-    for row in rows:
-        if row[0] != current:
-            if current is not None:
-                yield current, index, providers
-            current, providers = row[0], {}
-        rp = row[1]
-        rcs = providers.get(rp)
-        if rcs is None:
-            rcs = providers[rp] = {}
-            if row[2]:
-                masks[rp] = row[2]
-        if row[3] is not None:
-            rcs[row[3]] = row[4:]
-    if current is not None:
-        yield current, index, providers
+def _by_root(rows, index):
+    """(root, index, {rp: class mask}) from (root, rp, class mask): the
+    providers of one tree at a time."""
+    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        yield root, index, {rp: fit for _, rp, fit in group}
 
 
 def _parents_by_root(rows):
@@ -622,12 +619,6 @@ def _descends(parents, rp, ancestor):
             return True
         rp = parents.get(rp)
     return False
-
-
-def _room(row, amount):
-    """Whether ``amount`` in total fits an inventory's capacity row."""
-    total, reserved, ratio, max_unit, used = row
-    return amount <= max_unit and used + amount <= (total - reserved) * ratio
 
 
 def _round_robin(generators):
