@@ -65,6 +65,8 @@ class _PrivateServer:
 
 class PrivateMariaDB(_PrivateServer):
     backend = 'mysql'
+    # mariadbd refuses to run as root unless told to.
+    AS_ROOT = ['--user=root'] if os.geteuid() == 0 else []
 
     @classmethod
     def missing(cls):
@@ -78,8 +80,8 @@ class PrivateMariaDB(_PrivateServer):
         subprocess.run(
             ['mariadb-install-db', '--no-defaults',
              '--datadir=' + os.path.join(self.dir, 'data'),
-             '--auth-root-authentication-method=normal', '--user=root',
-             '--skip-test-db'],
+             '--auth-root-authentication-method=normal', '--skip-test-db',
+             *self.AS_ROOT],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def start(self):
@@ -90,7 +92,7 @@ class PrivateMariaDB(_PrivateServer):
              '--socket=' + os.path.join(self.dir, 'sock'),
              '--pid-file=' + os.path.join(self.dir, 'pid'),
              '--log-error=' + os.path.join(self.dir, 'error.log'),
-             '--user=root', '--skip-grant-tables', '--skip-log-bin',
+             *self.AS_ROOT, '--skip-grant-tables', '--skip-log-bin',
              '--innodb-buffer-pool-size=64M'],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.wait_ready()
