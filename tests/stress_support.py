@@ -157,7 +157,9 @@ class Flat(DataSet):
                 'VCPU': _inventory(8, reserved=1),
                 'MEMORY_MB': _inventory(2048, reserved=256, ratio=1.5)})
             for i in range(4)]
-        self.toggled = (self.computes[0], 'VCPU')
+        # The last node: free at first, so removals can succeed, and then
+        # raced by the claims that fill it once it is restored.
+        self.toggled = (self.computes[-1], 'VCPU')
 
     def resources(self, rng):
         return {'VCPU': rng.choice((1, 2)), 'MEMORY_MB': 256}
@@ -201,7 +203,7 @@ class Nested(DataSet):
 
 
 class Sharing(DataSet):
-    """Compute nodes sharing one DISK_GB provider through an aggregate."""
+    """Compute nodes sharing DISK_GB providers through an aggregate."""
 
     label = 'sharing'
 
@@ -212,13 +214,17 @@ class Sharing(DataSet):
             for i in range(3)]
         self.storage = self.provider(
             http, 'shared-disk', {'DISK_GB': _inventory(100, reserved=10)})
-        self.toggled = (self.storage, 'DISK_GB')
-        expect_ok(http.put(
-            '/resource_providers/%s/traits' % self.storage,
-            json={'traits': ['MISC_SHARES_VIA_AGGREGATE'],
-                  'resource_provider_generation':
-                      self._generation(http, self.storage)}))
-        for rp in self.computes + [self.storage]:
+        # A second, small sharing provider comes and goes.
+        spare = self.provider(http, 'spare-disk',
+                              {'DISK_GB': _inventory(30)})
+        self.toggled = (spare, 'DISK_GB')
+        for rp in (self.storage, spare):
+            expect_ok(http.put(
+                '/resource_providers/%s/traits' % rp,
+                json={'traits': ['MISC_SHARES_VIA_AGGREGATE'],
+                      'resource_provider_generation':
+                          self._generation(http, rp)}))
+        for rp in self.computes + [self.storage, spare]:
             expect_ok(http.put(
                 '/resource_providers/%s/aggregates' % rp,
                 json={'aggregates': [aggregate],
