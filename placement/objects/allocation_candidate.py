@@ -43,9 +43,12 @@ SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 NESTED = (1, 29)                 # trees: several providers of one tree
 ALL_CLASSES_IN_SUMMARY = (1, 27)
 TRAITS_IN_SUMMARY = (1, 17)
-# Past this many providers a summary query reads whole tables and filters
-# in Python rather than binding a huge IN list.
-BULK = 500
+# How provider rows are looked up by id (see _rows_for): a range when
+# the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists of
+# CHUNK; else whole tables, filtered in Python.
+DENSE = 4
+SCAN = 5000
+CHUNK = 500
 
 
 @dataclasses.dataclass
@@ -265,10 +268,10 @@ class _Search:
                 self._rows(self._execute(stmt), group), index))
         anchored = {root for by_root in self.shared for root in by_root}
         if anchored and self.root_filter is not None:
-            anchored &= set(self.conn.execute(_restrict(
-                sa.select(RP.c.id).where(RP.c.id == RP.c.root_provider_id,
-                                         self.root_filter),
-                RP.c.id, anchored)).scalars())
+            anchored &= {row[0] for row in _rows_for(
+                self.conn, sa.select(RP.c.id).where(
+                    RP.c.id == RP.c.root_provider_id, self.root_filter),
+                anchored, RP.c.id)}
         if anchored:
             streams.append((root, -1, None) for root in sorted(anchored))
         if self.query.same_subtree:
@@ -487,38 +490,31 @@ class _Search:
             return {}, {}
         stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
                          RP.c.root_provider_id)
-        nested = self.version >= NESTED
-        if len(ids) <= BULK:
-            if nested:
-                inner = RP.alias('inner')
-                stmt = stmt.where(RP.c.root_provider_id.in_(
-                    sa.select(inner.c.root_provider_id)
-                    .where(inner.c.id.in_(sorted(ids)))))
-            else:
-                stmt = stmt.where(RP.c.id.in_(sorted(ids)))
-            rows = self.conn.execute(stmt).all()
+        if self.version >= NESTED:
+            inner = RP.alias('inner')
+            rows = _rows_for(self.conn, stmt, ids, inner.c.id,
+                             lambda clause: RP.c.root_provider_id.in_(
+                                 sa.select(inner.c.root_provider_id)
+                                 .where(clause)))
+            roots = {row[3] for row in rows if row[0] in ids}
+            rows = [row for row in rows if row[3] in roots]
         else:
-            rows = self.conn.execute(stmt).all()
-            if nested:
-                roots = {row[3] for row in rows if row[0] in ids}
-                rows = [row for row in rows if row[3] in roots]
-            else:
-                rows = [row for row in rows if row[0] in ids]
+            rows = [row for row in _rows_for(self.conn, stmt, ids, RP.c.id)
+                    if row[0] in ids]
         uuids = {row[0]: row[1] for row in rows}
         providers = {rp: (uuid, uuids.get(parent), uuids.get(root))
                      for rp, uuid, parent, root in rows}
 
         resources = {rp: {} for rp in providers}
-        stmt = _restrict(
-            sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
-                      INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
-                      _usage(INV)),
-            INV.c.resource_provider_id, providers)
+        stmt = sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
+                         INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
+                         _usage(INV))
         if self.version < ALL_CLASSES_IN_SUMMARY:
             requested = {rc for group in self.groups for rc in group.amounts}
             stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
         names = self.rc_names
-        for rp, rc, total, reserved, ratio, used in self.conn.execute(stmt):
+        for rp, rc, total, reserved, ratio, used in _rows_for(
+                self.conn, stmt, providers, INV.c.resource_provider_id):
             found = resources.get(rp)
             if found is not None:
                 found[names[rc]] = {
@@ -632,12 +628,22 @@ def _round_robin(generators):
         generators = alive
 
 
-def _restrict(stmt, column, ids):
-    """``stmt`` limited to ``column`` in ``ids``, unless there are so many
-    that reading everything and filtering in Python is cheaper."""
-    if len(ids) <= BULK:
-        stmt = stmt.where(column.in_(sorted(ids)))
-    return stmt
+def _rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
+    """Rows of ``stmt`` including those whose ``column`` is in ``ids``
+    (callers filter the others out); ``wrap`` turns the condition on
+    ``column`` into the statement's condition."""
+    low, high = min(ids), max(ids)
+    if high - low < DENSE * len(ids):
+        return conn.execute(
+            stmt.where(wrap(column.between(low, high)))).all()
+    if len(ids) > SCAN:
+        return conn.execute(stmt).all()
+    ids = sorted(ids)
+    rows = []
+    for start in range(0, len(ids), CHUNK):
+        rows += conn.execute(stmt.where(
+            wrap(column.in_(ids[start:start + CHUNK])))).all()
+    return rows
 
 
 def _traits(conn, providers):
@@ -645,11 +651,10 @@ def _traits(conn, providers):
     traits = {rp: [] for rp in providers}
     if not providers:
         return traits
-    stmt = _restrict(
-        sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+    rows = _rows_for(
+        conn, sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
         .order_by(RPT.c.resource_provider_id, RPT.c.trait_id),
-        RPT.c.resource_provider_id, providers)
-    rows = conn.execute(stmt).all()
+        providers, RPT.c.resource_provider_id)
     names = dict(conn.execute(sa.select(TRAITS.c.id, TRAITS.c.name)
                               .where(TRAITS.c.id.in_(
                                   sorted({row[1] for row in rows})))).all())
