@@ -22,11 +22,15 @@ import pytest
 
 import conftest
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec('osc_placement') is None
-    or importlib.util.find_spec('openstackclient') is None,
-    reason='the openstack CLI is not installed: pip install -e ".[cli]" '
-           '(python-openstackclient, osc-placement)')
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec('osc_placement') is None
+        or importlib.util.find_spec('openstackclient') is None,
+        reason='the openstack CLI is not installed: pip install -e ".[cli]" '
+               '(python-openstackclient, osc-placement)'),
+    # The client's libraries warn about their own deprecations.
+    pytest.mark.filterwarnings('ignore::DeprecationWarning'),
+]
 
 LATEST = '1.39'
 
@@ -223,6 +227,12 @@ def test_inventories(osc):
     err = fails(osc, 'resource', 'provider', 'inventory', 'set', rp['uuid'],
                 '--resource', 'CUSTOM_NOT_THERE=1')
     assert 'HTTP 400' in err
+    # The client prints the last line of the detail.
+    err = fails(osc, 'resource', 'provider', 'inventory', 'set', rp['uuid'],
+                '--resource', 'VCPU=0')
+    assert err.startswith('JSON does not validate: 0 is less than the '
+                          'minimum of 1')
+    assert err.endswith('(HTTP 400)')
 
 
 def test_inventory_set_by_aggregate(osc):
@@ -346,6 +356,11 @@ def test_allocations_and_usages(osc, host):
                 '-f', 'json')
     assert [(r['resource_provider'], r['resources']) for r in shown] == [
         (host, {'VCPU': 2, 'MEMORY_MB': 512})]
+    provider = osc('resource', 'provider', 'show', host, '--allocations',
+                   '-f', 'json')
+    assert list(provider['allocations']) == [consumer]
+    assert provider['allocations'][consumer]['resources'] == {
+        'VCPU': 2, 'MEMORY_MB': 512}
 
     usage = by_class(osc('resource', 'provider', 'usage', 'show', host,
                          '-f', 'json'))
@@ -403,6 +418,9 @@ def test_allocation_conflicts(osc, host):
     err = fails(osc, 'resource', 'provider', 'allocation', 'set', consumer,
                 '--allocation', 'rp=%s,VCPU=1000' % host, *args)
     assert 'HTTP 409' in err
+    err = fails(osc, 'resource', 'provider', 'allocation', 'set', consumer,
+                '--allocation', 'rp=%s,VCPU=0' % host, *args)
+    assert err.startswith('JSON does not validate')
     assert osc('resource', 'provider', 'allocation', 'show', consumer,
                '-f', 'json') == []
 
