@@ -10,6 +10,7 @@ microversion rule sits next to the syntax it gates.
 """
 import dataclasses
 import re
+import sys
 
 from placement import errors
 from placement import util
@@ -102,7 +103,9 @@ def parse_resources(value):
             raise errors.bad_request(
                 'Requested resource %s expected positive integer amount. '
                 'Got: %s.' % (name, amount))
-        result[name] = number
+        # No amount above a 32-bit max_unit can ever be served; capping keeps
+        # the semantics and keeps huge numbers out of SQLite's 64-bit INTEGER.
+        result[name] = min(number, util.MAX_INT + 1)
     return result
 
 
@@ -344,6 +347,7 @@ def parse_candidate_query(params, version):
             raise errors.bad_request(
                 "Invalid query string parameters: '%s' does not match "
                 "'^[1-9][0-9]*$'" % limit)
-        query.limit = int(limit)
+        # Beyond sys.maxsize a limit cannot cut anything (islice's bound).
+        query.limit = min(int(limit), sys.maxsize)
     query.root_required = parse_root_required(params)
     return query

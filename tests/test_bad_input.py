@@ -849,19 +849,8 @@ HUGE_QUERIES = [
     AC + '?resources=VCPU:%d' % INT64_OVER,
     AC + '?resources=VCPU:%d' % HUGE,
 ]
-SQLITE_OVERFLOW = (
-    'BUG (SQLite only): an amount >= 2**63 in the resources query parameter '
-    'reaches SQLite unbounded and raises "OverflowError: Python int too '
-    'large to convert to SQLite INTEGER" -> 500; query.parse_resources '
-    'could cap amounts (e.g. at util.MAX_INT, where nothing can match)')
-
-
 @pytest.mark.parametrize('path', HUGE_QUERIES)
-def test_amounts_beyond_any_column_find_nothing(world, server, database,
-                                                request, path):
-    if database.backend == 'sqlite' and 'resources=' in path:
-        request.node.add_marker(
-            pytest.mark.xfail(strict=True, reason=SQLITE_OVERFLOW))
+def test_amounts_beyond_any_column_find_nothing(world, server, path):
     mark = log_mark(server)
     response = world.get(path)
     log = log_since(server, mark)
@@ -870,19 +859,7 @@ def test_amounts_beyond_any_column_find_nothing(world, server, database,
     assert not any(response.json().values()), response.text
 
 
-LIMIT_OVERFLOW = (
-    'BUG: GET /allocation_candidates?limit=N with N > sys.maxsize (2**63-1) '
-    'passes N to itertools.islice in objects/allocation_candidate.py '
-    'list_candidates -> "ValueError: Stop argument for islice() must be None '
-    'or an integer: 0 <= x <= sys.maxsize" -> 500 on every database')
-
-
-@pytest.mark.parametrize('limit', [
-    INT32_OVER,
-    pytest.param(INT64_OVER, marks=pytest.mark.xfail(
-        strict=True, reason=LIMIT_OVERFLOW)),
-    pytest.param(HUGE, marks=pytest.mark.xfail(
-        strict=True, reason=LIMIT_OVERFLOW))])
+@pytest.mark.parametrize('limit', [INT32_OVER, INT64_OVER, HUGE])
 def test_candidate_limit_beyond_any_column_is_no_limit(world, server, limit):
     mark = log_mark(server)
     response = world.get(AC + '?resources=VCPU:1&limit=%d' % limit)
