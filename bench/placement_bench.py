@@ -4,8 +4,9 @@
 The script drives one or two server commands purely over HTTP:
 
 1. it writes a fresh ``placement.conf`` (noauth2, a fresh database,
-   ``sync_on_startup = True``) into a temporary directory, exports
-   ``OS_PLACEMENT_CONFIG_DIR`` to it and starts the server command;
+   ``sync_on_startup = True`` unless a setup command migrates it first)
+   into a temporary directory, exports ``OS_PLACEMENT_CONFIG_DIR`` to it
+   and starts the server command;
 2. it loads a data set through the REST API (a thread pool of clients);
 3. it times ``GET /allocation_candidates`` (median, p95, requests/s at N
    concurrent clients), then lets N claimers race each other claiming the
@@ -463,29 +464,30 @@ def project_usage(clients, project_id):
     return resp.json()['usages']
 
 
-def measure(clients, dataset, args):
-    results = {}
+def note(results, key, value):
+    """Keep one measurement and show it on stderr as soon as it is done."""
+    results[key] = value
+    log('    %-20s %s' % (key, fmt_dict(value)))
+
+
+def measure(clients, dataset, args, results):
     for name, limit in VARIANTS:
         url = candidates_url(dataset, limit)
-        results['latency ' + name] = time_latency(clients, url, args.repeats)
-        log('    %-20s %s' % ('latency ' + name,
-                                fmt_dict(results['latency ' + name])))
+        note(results, 'latency ' + name,
+             time_latency(clients, url, args.repeats))
     for name, limit in VARIANTS:
         url = candidates_url(dataset, limit)
-        results['throughput ' + name] = time_throughput(
-            clients, url, args.concurrency, args.duration)
-        log('    %-20s %s' % ('throughput ' + name,
-                                fmt_dict(results['throughput ' + name])))
+        note(results, 'throughput ' + name,
+             time_throughput(clients, url, args.concurrency, args.duration))
     claims = Claims(clients, dataset, args.claims, args.concurrency,
                     args.claim_limit, args.max_retries)
-    results['claims'] = claims.run()
-    results['claims']['overcommitted'] = overcommitted(
+    outcome = claims.run()
+    outcome['overcommitted'] = overcommitted(
         clients, claims.providers, args.concurrency)
     usage = project_usage(clients, claims.project_id)
-    results['claims']['usage_matches'] = (
+    outcome['usage_matches'] = (
         None if usage is None else usage == claims.expected_usage)
-    log('    %-20s %s' % ('claims', fmt_dict(results['claims'])))
-    return results
+    note(results, 'claims', outcome)
 
 
 # --------------------------------------------------------------------------
@@ -666,9 +668,9 @@ def run_one(label, cmd, setup_cmd, dataset, args, root):
     clients = Clients(server.base_url)
     try:
         server.start()
-        result = {'load': load(clients, dataset, args.load_threads)}
-        log('    %-20s %s' % ('load', fmt_dict(result['load'])))
-        result.update(measure(clients, dataset, args))
+        result = {}
+        note(result, 'load', load(clients, dataset, args.load_threads))
+        measure(clients, dataset, args, result)
         return result
     except BenchError as exc:
         error = str(exc)
