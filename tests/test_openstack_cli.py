@@ -183,7 +183,8 @@ def test_providers_with_parents(osc):
 def test_inventories(osc):
     rp = new_provider(osc)
     rows = osc('resource', 'provider', 'inventory', 'set', rp['uuid'],
-               '--resource', 'VCPU=8', '--resource', 'VCPU:allocation_ratio=16',
+               '--resource', 'VCPU=8',
+               '--resource', 'VCPU:allocation_ratio=16',
                '--resource', 'MEMORY_MB=4096',
                '--resource', 'MEMORY_MB:step_size=128',
                '--resource', 'MEMORY_MB:reserved=512', '-f', 'json')
