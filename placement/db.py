@@ -102,9 +102,16 @@ class Database:
 
     @contextlib.contextmanager
     def writer(self):
+        options = {'placement_writer': True}
+        if self.dialect != 'sqlite':
+            # Writers lock rows first and then read; at READ COMMITTED every
+            # read after the lock sees what competing writers committed,
+            # whatever isolation level the server defaults to (MariaDB's
+            # REPEATABLE-READ would otherwise hand out an older snapshot if
+            # a plain read ever slipped in before the lock).
+            options['isolation_level'] = 'READ COMMITTED'
         with _translate_db_errors():
-            with self.engine.connect().execution_options(
-                    placement_writer=True) as conn:
+            with self.engine.connect().execution_options(**options) as conn:
                 with conn.begin():
                     yield conn
 
