@@ -43,6 +43,7 @@ pytestmark = pytest.mark.skipif(
 ADMIN_PASSWORD = 'admin-secret'
 PLACEMENT_PASSWORD = 'placement-secret'
 MEMBER_PASSWORD = 'member-secret'
+SERVICE_PASSWORD = 'service-secret'
 # Every keystone-manage step and each wait for a server is bounded.
 STEP_TIMEOUT = 300
 
@@ -158,7 +159,9 @@ class Keystone:
         return self.api('POST', '/%ss' % kind, {kind: fields})[kind]['id']
 
     def role_id(self, name):
-        return self.api('GET', '/roles?name=' + name)['roles'][0]['id']
+        """The role's id; created when keystone has none of that name."""
+        roles = self.api('GET', '/roles?name=' + name)['roles']
+        return roles[0]['id'] if roles else self.create('role', name=name)
 
     def grant(self, project_id, user_id, role):
         self.api('PUT', '/projects/%s/users/%s/roles/%s'
@@ -185,6 +188,11 @@ def keystone():
                        password=MEMBER_PASSWORD)
     ks.grant(ks.member_project, member, 'member')
     ks.member_token = ks.token('demo', MEMBER_PASSWORD, 'demo')
+    # Another OpenStack service (nova, say) holds the service role only.
+    other_service = ks.create('user', name='nova', domain_id='default',
+                              password=SERVICE_PASSWORD)
+    ks.grant(service_project, other_service, 'service')
+    ks.service_token = ks.token('nova', SERVICE_PASSWORD, 'service')
     yield ks
     ks.stop()
     shutil.rmtree(workdir, ignore_errors=True)
@@ -218,7 +226,7 @@ def server(keystone):
     shutil.rmtree(workdir, ignore_errors=True)
 
 
-def get(server, path, token=None, method='GET', body=None):
+def request(server, path, token=None, method='GET', body=None):
     headers = {'openstack-api-version': 'placement latest'}
     if token:
         headers['x-auth-token'] = token
@@ -227,48 +235,60 @@ def get(server, path, token=None, method='GET', body=None):
 
 
 def test_root_needs_no_token(server):
-    resp = get(server, '/')
+    resp = request(server, '/')
     assert resp.status_code == 200
     assert resp.json()['versions'][0]['max_version'] == '1.39'
 
 
 def test_no_token_is_401_with_keystone_uri(server, keystone):
-    resp = get(server, '/resource_providers')
+    resp = request(server, '/resource_providers')
     assert resp.status_code == 401
     assert resp.headers['www-authenticate'] == (
         'Keystone uri="%s"' % keystone.url)
 
 
 def test_bad_token_is_401(server):
-    resp = get(server, '/resource_providers', token='not-a-token')
+    resp = request(server, '/resource_providers', token='not-a-token')
     assert resp.status_code == 401
-    resp = get(server, '/resource_providers', token='gAAAAA' + 'x' * 180)
+    resp = request(server, '/resource_providers',
+                   token='gAAAAA' + 'x' * 180)
     assert resp.status_code == 401
 
 
 def test_admin_token(server, keystone):
-    resp = get(server, '/resource_providers', token=keystone.admin_token)
+    resp = request(server, '/resource_providers', token=keystone.admin_token)
     assert resp.status_code == 200, resp.text
     name = 'ks-' + uuid.uuid4().hex
-    resp = get(server, '/resource_providers', token=keystone.admin_token,
-               method='POST', body={'name': name})
+    resp = request(server, '/resource_providers', token=keystone.admin_token,
+                   method='POST', body={'name': name})
     assert resp.status_code == 200, resp.text
     assert resp.json()['name'] == name
 
 
+def test_service_role(server, keystone):
+    token = keystone.service_token
+    resp = request(server, '/resource_providers', token=token, method='POST',
+                   body={'name': 'ks-' + uuid.uuid4().hex})
+    assert resp.status_code == 200, resp.text
+    resp = request(server, '/usages?project_id=' + uuid.uuid4().hex,
+                   token=token)
+    assert resp.status_code == 200, resp.text
+
+
 def test_project_member(server, keystone):
     token = keystone.member_token
-    resp = get(server, '/resource_providers', token=token, method='POST',
-               body={'name': 'ks-' + uuid.uuid4().hex})
+    resp = request(server, '/resource_providers', token=token, method='POST',
+                   body={'name': 'ks-' + uuid.uuid4().hex})
     assert resp.status_code == 403, resp.text
     assert resp.json()['errors'][0]['status'] == 403
-    assert get(server, '/resource_providers',
-               token=token).status_code == 403
-    resp = get(server, '/usages?project_id=' + keystone.member_project,
-               token=token)
+    assert request(server, '/resource_providers',
+                   token=token).status_code == 403
+    resp = request(server, '/usages?project_id=' + keystone.member_project,
+                   token=token)
     assert resp.status_code == 200, resp.text
     assert resp.json()['usages'] == {}
-    resp = get(server, '/usages?project_id=' + uuid.uuid4().hex, token=token)
+    resp = request(server, '/usages?project_id=' + uuid.uuid4().hex,
+                   token=token)
     assert resp.status_code == 403
 
 
@@ -309,6 +329,6 @@ def test_keystone_down_is_503(server, keystone):
     # Last: it stops keystone.  A token the service has not seen before
     # cannot be validated then; GET / still answers (a health check).
     keystone.stop()
-    resp = get(server, '/resource_providers', token='gAAAAA' + 'y' * 180)
+    resp = request(server, '/resource_providers', token='gAAAAA' + 'y' * 180)
     assert resp.status_code == 503, resp.text
-    assert get(server, '/').status_code == 200
+    assert request(server, '/').status_code == 200
