@@ -5,11 +5,22 @@ user and project (the project defaults to the user), the user ``admin``
 holds the admin role, anyone else holds the roles in ``X-Roles``.  ``GET /``
 never needs a token, so that clients can discover versions.
 """
+import logging
+
+from keystoneauth1 import exceptions as ks_exceptions
 from keystonemiddleware import auth_token
 import webob.dec
 import webob.exc
 
 from placement import errors
+
+LOG = logging.getLogger(__name__)
+
+NOT_CONFIGURED = (
+    '[api] auth_strategy is keystone but [keystone_authtoken] sets no '
+    'auth_type and www_authenticate_uri/auth_url: no token can be '
+    'validated. Configure keystonemiddleware, or use auth_strategy = '
+    'noauth2 for development.')
 
 
 def _is_root(environ):
@@ -48,8 +59,27 @@ class KeystoneMiddleware(auth_token.AuthProtocol):
     def __init__(self, application, conf):
         self._unauthenticated_app = application
         super().__init__(application, {'oslo_config_config': conf})
+        section = conf.keystone_authtoken
+        # Without these every request would fail deep inside keystoneauth.
+        # The service still starts (GET / answers, e.g. with no config at
+        # all), but says clearly what is missing, once here and per request.
+        self._unconfigured = not (section.auth_type and (
+            section.www_authenticate_uri or section.auth_url))
+        if self._unconfigured:
+            LOG.warning(NOT_CONFIGURED)
 
     def __call__(self, environ, start_response):
         if _is_root(environ):
             return self._unauthenticated_app(environ, start_response)
-        return super().__call__(environ, start_response)
+        if self._unconfigured:
+            response = errors.http_error(webob.exc.HTTPServiceUnavailable,
+                                         NOT_CONFIGURED)
+            return response(environ, start_response)
+        try:
+            return super().__call__(environ, start_response)
+        except ks_exceptions.ClientException as exc:
+            LOG.error('cannot validate tokens with keystone: %s', exc)
+            response = errors.http_error(
+                webob.exc.HTTPServiceUnavailable,
+                'The identity service could not validate the token.')
+            return response(environ, start_response)

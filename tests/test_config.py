@@ -88,6 +88,12 @@ def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
         response = httpx.get(server.url + '/', timeout=10)
         assert response.status_code == 200
         assert response.json()['versions'][0]['max_version'] == '1.39'
+        # keystone is the default strategy, and nothing configures it: the
+        # API says so instead of failing inside keystoneauth with a 500.
+        response = httpx.get(server.url + '/resource_providers',
+                             headers={'x-auth-token': 'any'}, timeout=10)
+        assert response.status_code == 503
+        assert 'keystone_authtoken' in response.json()['errors'][0]['detail']
     finally:
         server.stop()
     database = state / 'placement' / 'placement.sqlite'

@@ -68,6 +68,9 @@ def prepare(args):
     try:
         bootstrap.prepare_database(
             database, migrate=conf.placement_database.sync_on_startup)
+        # Build the pipeline once here so that a bad policy file or auth
+        # configuration stops the start with one line, not in every worker.
+        deploy.build_app(conf, database)
     finally:
         database.engine.dispose()
     return conf
