@@ -211,7 +211,7 @@ class _Search:
         mine = RPA.alias('mine')
         theirs = RPA.alias('theirs')
         served = {}
-        rows = self.conn.execute(
+        rows = _fetch(self.conn,
             sa.select(RPT.c.resource_provider_id, member.c.root_provider_id)
             .select_from(
                 RPT.join(mine, mine.c.resource_provider_id
@@ -228,7 +228,7 @@ class _Search:
             if not group.amounts:
                 continue
             stmt = group.stmt.where(RP.c.id.in_(sorted(served)))
-            for root, rp, fit in self._rows(self.conn.execute(stmt), group):
+            for root, rp, fit in self._rows(_fetch(self.conn, stmt), group):
                 self.sharing_root[rp] = root
                 for anchor in served[rp]:
                     # In its own tree it is an ordinary member.
@@ -284,7 +284,7 @@ class _Search:
     def _execute(self, stmt):
         result = self.conn.execute(stmt)
         self.results.append(result)
-        return result
+        return result.cursor
 
     def _trees(self):
         """(root, [own providers per group], {rp: parent}) for each tree
@@ -628,21 +628,31 @@ def _round_robin(generators):
         generators = alive
 
 
+def _fetch(conn, stmt):
+    """All rows of ``stmt`` as the driver's plain tuples: the columns read
+    here need no conversion, and building SQLAlchemy rows for tens of
+    thousands of them would cost more than the query."""
+    result = conn.execute(stmt)
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
+
+
 def _rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
     """Rows of ``stmt`` including those whose ``column`` is in ``ids``
     (callers filter the others out); ``wrap`` turns the condition on
     ``column`` into the statement's condition."""
     low, high = min(ids), max(ids)
     if high - low < DENSE * len(ids):
-        return conn.execute(
-            stmt.where(wrap(column.between(low, high)))).all()
+        return _fetch(conn, stmt.where(wrap(column.between(low, high))))
     if len(ids) > SCAN:
-        return conn.execute(stmt).all()
+        return _fetch(conn, stmt)
     ids = sorted(ids)
     rows = []
     for start in range(0, len(ids), CHUNK):
-        rows += conn.execute(stmt.where(
-            wrap(column.in_(ids[start:start + CHUNK])))).all()
+        rows += _fetch(conn, stmt.where(
+            wrap(column.in_(ids[start:start + CHUNK]))))
     return rows
 
 
@@ -655,9 +665,9 @@ def _traits(conn, providers):
         conn, sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
         .order_by(RPT.c.resource_provider_id, RPT.c.trait_id),
         providers, RPT.c.resource_provider_id)
-    names = dict(conn.execute(sa.select(TRAITS.c.id, TRAITS.c.name)
-                              .where(TRAITS.c.id.in_(
-                                  sorted({row[1] for row in rows})))).all())
+    names = dict(_fetch(conn, sa.select(TRAITS.c.id, TRAITS.c.name)
+                        .where(TRAITS.c.id.in_(
+                            sorted({row[1] for row in rows})))))
     for rp, trait in rows:
         found = traits.get(rp)
         if found is not None:
