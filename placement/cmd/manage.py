@@ -12,16 +12,13 @@ The configuration is read as the service reads it
 import argparse
 import sys
 
-import sqlalchemy as sa
-
 from placement.cmd import common
 from placement.cmd import status
 from placement import conf as placement_conf
 from placement import db
 from placement import migration
 from placement.objects import bootstrap
-from placement.objects import consumer
-from placement import tables
+from placement.objects import upgrade
 
 
 def db_sync(database, args):
@@ -44,55 +41,10 @@ def db_stamp(database, args):
     return 0
 
 
-def set_root_provider_ids(conn, conf, max_count):
-    """Providers from releases before nested providers: a provider without
-    a parent is its own root, a child shares its parent's root."""
-    rps = tables.resource_providers
-    rows = conn.execute(status.rootless_providers()).all()
-    roots = dict(conn.execute(
-        sa.select(rps.c.id, rps.c.root_provider_id)
-        .where(rps.c.root_provider_id.isnot(None))).all())
-    pending = [(row.id, row.parent_provider_id) for row in rows]
-    done = 0
-    # Parents before children; a child whose parent has no root yet waits
-    # for the next pass.
-    while pending and done < max_count:
-        waiting = []
-        for rp_id, parent_id in pending:
-            root = rp_id if parent_id is None else roots.get(parent_id)
-            if root is None or done >= max_count:
-                waiting.append((rp_id, parent_id))
-                continue
-            conn.execute(rps.update().where(rps.c.id == rp_id)
-                         .values(root_provider_id=root))
-            roots[rp_id] = root
-            done += 1
-        if len(waiting) == len(pending):
-            break
-        pending = waiting
-    return len(rows), done
-
-
-def create_incomplete_consumers(conn, conf, max_count):
-    """Consumer records, with the placeholder project and user, for
-    allocations written before consumers were recorded."""
-    found = status.count(conn, status.orphaned_consumers())
-    uuids = conn.execute(
-        status.orphaned_consumers().limit(max_count)).scalars().all()
-    if uuids:
-        project_id = consumer.ensure_project(
-            conn, conf.placement.incomplete_consumer_project_id)
-        user_id = consumer.ensure_user(
-            conn, conf.placement.incomplete_consumer_user_id)
-        for uuid in uuids:
-            consumer.create(conn, uuid, project_id, user_id, None)
-    return found, len(uuids)
-
-
 # Upstream's names, so that deployment tools that run them keep working.
 ONLINE_MIGRATIONS = [
-    ('set_root_provider_ids', set_root_provider_ids),
-    ('create_incomplete_consumers', create_incomplete_consumers),
+    ('set_root_provider_ids', upgrade.set_root_provider_ids),
+    ('create_incomplete_consumers', upgrade.create_incomplete_consumers),
 ]
 
 

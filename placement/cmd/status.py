@@ -12,14 +12,12 @@ import collections
 import json
 import sys
 
-import sqlalchemy as sa
-
 from placement.cmd import common
 from placement import conf as placement_conf
 from placement import db
 from placement import migration
+from placement.objects import upgrade
 from placement import policy
-from placement import tables
 
 SUCCESS, WARNING, FAILURE = 0, 1, 2
 RESULT_NAMES = {SUCCESS: 'Success', WARNING: 'Warning', FAILURE: 'Failure'}
@@ -39,34 +37,9 @@ def check_schema(conf, engine):
                            'run "placement-manage db sync"' % (current, head))
 
 
-def rootless_providers():
-    """Providers without a root provider id (written by very old
-    releases); ``db online_data_migrations`` fills them in."""
-    rps = tables.resource_providers
-    return sa.select(rps.c.id, rps.c.parent_provider_id).where(
-        rps.c.root_provider_id.is_(None)).order_by(rps.c.id)
-
-
-def orphaned_consumers():
-    """Consumer uuids that have allocations but no consumer record;
-    ``db online_data_migrations`` creates the records."""
-    allocations = tables.allocations
-    consumers = tables.consumers
-    return (sa.select(allocations.c.consumer_id).distinct()
-            .select_from(allocations.outerjoin(
-                consumers, allocations.c.consumer_id == consumers.c.uuid))
-            .where(consumers.c.id.is_(None))
-            .order_by(allocations.c.consumer_id))
-
-
-def count(conn, query):
-    return conn.execute(sa.select(sa.func.count()).select_from(
-        query.subquery())).scalar()
-
-
 def check_root_providers(conf, engine):
     with engine.connect() as conn:
-        missing = count(conn, rootless_providers())
+        missing = upgrade.count(conn, upgrade.rootless_providers())
     if missing:
         return Result(FAILURE, '%d resource providers have no root provider '
                                'id; run "placement-manage db '
@@ -77,17 +50,10 @@ def check_root_providers(conf, engine):
 def check_incomplete_consumers(conf, engine):
     """Consumers written before microversion 1.8 carry placeholder project
     and user ids, and very old allocations may have no consumer row."""
-    consumers = tables.consumers
-    projects = tables.projects
     with engine.connect() as conn:
-        incomplete = conn.execute(
-            sa.select(sa.func.count())
-            .select_from(consumers.join(
-                projects, consumers.c.project_id == projects.c.id))
-            .where(projects.c.external_id
-                   == conf.placement.incomplete_consumer_project_id)
-        ).scalar()
-        orphaned = count(conn, orphaned_consumers())
+        incomplete = upgrade.count_consumers_of_project(
+            conn, conf.placement.incomplete_consumer_project_id)
+        orphaned = upgrade.count(conn, upgrade.orphaned_consumers())
     problems = []
     if incomplete:
         problems.append(
