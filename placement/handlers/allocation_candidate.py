@@ -67,10 +67,12 @@ def _allocation_requests(result, version):
         return found
 
     requests = []
+    dict_allocations = version >= DICT_ALLOCATIONS
     for allocations, mappings in result.candidates:
-        if version >= DICT_ALLOCATIONS:
-            body = {'allocations': {uuids[rp]: resources(amounts)
-                                    for rp, amounts in allocations.items()}}
+        if dict_allocations:
+            body = {'allocations': {
+                uuids[rp]: rendered.get(id(amounts)) or resources(amounts)
+                for rp, amounts in allocations.items()}}
         else:
             body = {'allocations': [
                 {'resource_provider': {'uuid': uuids[rp]},

@@ -259,13 +259,8 @@ class _Search:
         (index >= 0) its providers {rp: class mask} in the tree;
         the trees that sharing providers serve (index -1, no data); with
         same_subtree the tree's {rp: parent} (index -2)."""
-        streams = []
-        for index, group in enumerate(self.groups):
-            stmt = group.stmt
-            if self.root_filter is not None:
-                stmt = stmt.where(self.root_filter)
-            streams.append(_by_root(
-                self._rows(self._execute(stmt), group), index))
+        streams = [_by_root(self._rows(self._group_rows(group), group), index)
+                   for index, group in enumerate(self.groups)]
         anchored = {root for by_root in self.shared for root in by_root}
         if anchored and self.root_filter is not None:
             anchored &= {row[0] for row in _rows_for(
@@ -280,6 +275,12 @@ class _Search:
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id))))
         return streams
+
+    def _group_rows(self, group):
+        stmt = group.stmt
+        if self.root_filter is not None:
+            stmt = stmt.where(self.root_filter)
+        return self._execute(stmt)
 
     def _execute(self, stmt):
         result = self.conn.execute(stmt)
@@ -313,10 +314,36 @@ class _Search:
         Breadth-first takes one candidate of each tree in turn, so that a
         bounded number of candidates spreads over many trees.
         """
+        if self.simple and not self.checked and not breadth_first:
+            return self._lone_group()
         per_tree = itertools.starmap(self._tree_candidates, self._trees())
         if not breadth_first:
             return itertools.chain.from_iterable(per_tree)
         return _round_robin([iter(found) for found in per_tree])
+
+    def _lone_group(self):
+        """The candidates of a lone group without sharing providers, tree
+        by tree in the same order as ``_tree_candidates`` gives them: a
+        tree of one provider, the common case, is judged on its row."""
+        group = self.groups[0]
+        full = group.full
+        traits = (1 << len(group.required)) - 1
+        amounts = group.amounts
+        suffix = group.suffix
+        for root, rows in itertools.groupby(self._group_rows(group),
+                                            key=operator.itemgetter(0)):
+            first = next(rows)
+            second = next(rows, None)
+            if second is None:
+                # (root, rp, trait mask, class mask); MySQL's masks are
+                # Decimals, which compare equal to ints.
+                if first[3] == full and first[2] == traits:
+                    rp = first[1]
+                    yield {rp: amounts}, {suffix: (rp,)}
+                continue
+            providers = {rp: fit for _, rp, fit in self._rows(
+                itertools.chain((first, second), rows), group)}
+            yield from self._tree_candidates(root, [providers], None)
 
     def _tree_candidates(self, root, own, parents):
         """The candidates anchored in the tree of ``root``: a list, or a
@@ -414,7 +441,11 @@ class _Search:
             if not _same_subtree(parents or {},
                                  [mappings[s][0] for s in suffixes]):
                 return None
+        # The groups' amounts dicts are shared, never changed (so the
+        # handler renders each once): a provider gets its own copy only
+        # when a second group allocates from it.
         allocations = {}
+        copied = set()
         summed = []
         for group, pick in zip(self.groups, choice):
             if group.spread:
@@ -426,8 +457,11 @@ class _Search:
             for rp, amounts in parts.items():
                 target = allocations.get(rp)
                 if target is None:
-                    allocations[rp] = dict(amounts)
+                    allocations[rp] = amounts
                     continue
+                if rp not in copied:
+                    copied.add(rp)
+                    target = allocations[rp] = dict(target)
                 for rc, amount in amounts.items():
                     if rc in target:
                         target[rc] += amount
@@ -470,10 +504,14 @@ class _Search:
 
     def result(self, candidates):
         ids = set()
-        for allocations, mappings in candidates:
+        for allocations, _ in candidates:
             ids.update(allocations)
-            for providers in mappings.values():
-                ids.update(providers)
+        if not all(group.amounts for group in self.groups):
+            # A group of traits or aggregates only maps providers that
+            # allocate nothing.
+            for _, mappings in candidates:
+                for providers in mappings.values():
+                    ids.update(providers)
         providers, resources = self._summaries(ids)
         traits = {}
         if self.version >= TRAITS_IN_SUMMARY:
@@ -513,13 +551,21 @@ class _Search:
             requested = {rc for group in self.groups for rc in group.amounts}
             stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
         names = self.rc_names
-        for rp, rc, total, reserved, ratio, used in _rows_for(
-                self.conn, stmt, providers, INV.c.resource_provider_id):
-            found = resources.get(rp)
+        # Inventories alike render alike, and the rendering is only
+        # serialized: such providers share one dict.
+        rendered = {}
+        for row in _rows_for(self.conn, stmt, providers,
+                             INV.c.resource_provider_id):
+            found = resources.get(row[0])
             if found is not None:
-                found[names[rc]] = {
-                    'capacity': int((total - reserved) * ratio),
-                    'used': int(used or 0)}
+                figures = row[2:]
+                summary = rendered.get(figures)
+                if summary is None:
+                    total, reserved, ratio, used = figures
+                    summary = rendered[figures] = {
+                        'capacity': int((total - reserved) * ratio),
+                        'used': int(used or 0)}
+                found[names[row[1]]] = summary
         return providers, resources
 
 
