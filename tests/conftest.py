@@ -91,36 +91,37 @@ def write_config(workdir, db_url, extra=''):
     return path
 
 
-class Server:
-    """``placement-api`` under gunicorn on a free port."""
+class BackgroundProcess:
+    """A server command in its own process group, logging to a file."""
 
-    def __init__(self, workdir, workers=1, env=None):
-        self.workdir = workdir
-        self.port = free_port()
-        self.url = 'http://127.0.0.1:%d' % self.port
-        self.log_path = os.path.join(workdir, 'server.log')
-        environ = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)
-        environ.update(env or {})
-        self._log = open(self.log_path, 'wb')
+    name = 'server'
+    stop_timeout = 10
+
+    def start(self, argv, env, log_path, ready_url, timeout=30):
+        """Start ``argv`` and wait until ``ready_url`` answers 200."""
+        self.log_path = log_path
+        self._log = open(log_path, 'wb')
         self.process = subprocess.Popen(
-            [sys.executable, '-m', 'placement.cmd.api',
-             '--bind', '127.0.0.1:%d' % self.port,
-             '--workers', str(workers)],
-            env=environ, stdout=self._log, stderr=subprocess.STDOUT,
+            argv, env=env, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True)
-        self._wait()
+        try:
+            self._wait(ready_url, timeout)
+        except Exception:
+            self.stop()
+            raise
 
-    def _wait(self, timeout=30):
+    def _wait(self, ready_url, timeout):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError('server exited: %s' % self.log())
+                raise RuntimeError('%s exited: %s' % (self.name, self.log()))
             try:
-                httpx.get(self.url + '/', timeout=1)
-                return
+                if httpx.get(ready_url, timeout=5).status_code == 200:
+                    return
             except httpx.TransportError:
-                time.sleep(0.1)
-        raise RuntimeError('server did not start: %s' % self.log())
+                pass
+            time.sleep(0.1)
+        raise RuntimeError('%s did not start: %s' % (self.name, self.log()))
 
     def log(self):
         with open(self.log_path, 'rb') as f:
@@ -130,11 +131,27 @@ class Server:
         if self.process.poll() is None:
             os.killpg(self.process.pid, 15)
             try:
-                self.process.wait(10)
+                self.process.wait(self.stop_timeout)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, 9)
                 self.process.wait()
         self._log.close()
+
+
+class Server(BackgroundProcess):
+    """``placement-api`` under gunicorn on a free port."""
+
+    def __init__(self, workdir, workers=1, env=None):
+        self.workdir = workdir
+        self.port = free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        environ = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)
+        environ.update(env or {})
+        self.start([sys.executable, '-m', 'placement.cmd.api',
+                    '--bind', '127.0.0.1:%d' % self.port,
+                    '--workers', str(workers)],
+                   environ, os.path.join(workdir, 'server.log'),
+                   self.url + '/')
 
 
 @pytest.fixture(scope='module', params=BACKENDS)

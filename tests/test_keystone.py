@@ -18,7 +18,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 
 import httpx
@@ -48,9 +47,12 @@ SERVICE_PASSWORD = 'service-secret'
 STEP_TIMEOUT = 300
 
 
-class Keystone:
+class Keystone(conftest.BackgroundProcess):
     """keystone-manage prepared SQLite database and keys, served by
     gunicorn."""
+
+    name = 'keystone'
+    stop_timeout = 30
 
     def __init__(self, workdir):
         self.workdir = workdir
@@ -86,20 +88,13 @@ class Keystone:
                 text=True, timeout=STEP_TIMEOUT).stdout:
             # Newer gunicorns share one control socket path per user.
             extra.append('--no-control-socket')
-        self.log_path = os.path.join(workdir, 'keystone.log')
-        self._log = open(self.log_path, 'wb')
-        self.process = subprocess.Popen(
+        self.start(
             [KEYSTONE_GUNICORN, '--bind', '127.0.0.1:%d' % self.port,
              '--workers', '2', '--timeout', '120', '--chdir', workdir]
             + extra + ['keystone_app:application'],
-            env=dict(os.environ, OS_KEYSTONE_CONFIG_FILES=self.conf),
-            stdout=self._log, stderr=subprocess.STDOUT,
-            start_new_session=True)
-        try:
-            self._wait()
-        except Exception:
-            self.stop()
-            raise
+            dict(os.environ, OS_KEYSTONE_CONFIG_FILES=self.conf),
+            os.path.join(workdir, 'keystone.log'), self.url + '/v3',
+            timeout=STEP_TIMEOUT)
         self.admin_token = self.token('admin', ADMIN_PASSWORD, 'admin')
 
     def manage(self, *args):
@@ -107,33 +102,6 @@ class Keystone:
             [KEYSTONE_MANAGE, '--config-file', self.conf] + list(args),
             capture_output=True, text=True, timeout=STEP_TIMEOUT)
         assert result.returncode == 0, (args, result.stderr[-3000:])
-
-    def _wait(self):
-        deadline = time.monotonic() + STEP_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError('keystone exited: %s' % self.log())
-            try:
-                if httpx.get(self.url + '/v3', timeout=5).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError('keystone did not start: %s' % self.log())
-
-    def log(self):
-        with open(self.log_path, 'rb') as f:
-            return f.read().decode(errors='replace')[-4000:]
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
-        self._log.close()
 
     def token(self, user, password, project):
         """A project-scoped token (users and projects of domain Default)."""
