@@ -57,6 +57,13 @@ def get_provider(conn, uuid):
     return row
 
 
+def for_update(conn, stmt):
+    """``stmt`` as a locking read (SQLite writers already hold the lock)."""
+    if conn.dialect.name == 'sqlite':
+        return stmt
+    return stmt.with_for_update()
+
+
 def lock_providers(conn, provider_ids):
     """Lock provider rows in id order; return {id: generation}.
 
@@ -67,9 +74,7 @@ def lock_providers(conn, provider_ids):
         return {}
     stmt = (sa.select(RP.c.id, RP.c.generation)
             .where(RP.c.id.in_(ids)).order_by(RP.c.id))
-    if conn.dialect.name != 'sqlite':
-        stmt = stmt.with_for_update()
-    return dict(conn.execute(stmt).all())
+    return dict(conn.execute(for_update(conn, stmt)).all())
 
 
 def lock_providers_by_uuid(conn, uuids):
@@ -86,9 +91,7 @@ def lock_providers_by_uuid(conn, uuids):
     if not uuids:
         return {}
     stmt = sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
-    if conn.dialect.name != 'sqlite':
-        stmt = stmt.with_for_update()
-    return dict(conn.execute(stmt).all())
+    return dict(conn.execute(for_update(conn, stmt)).all())
 
 
 def bump_generation(conn, provider_id, expected_generation, detail=None):
@@ -112,14 +115,18 @@ def bump_generation(conn, provider_id, expected_generation, detail=None):
     return expected_generation + 1
 
 
-def resource_class_ids(conn, names):
-    """{name: id} for the resource classes among ``names`` that exist."""
+def _ids_by_name(conn, table, names):
     names = set(names)
     if not names:
         return {}
-    rc = tables.resource_classes
     return dict(conn.execute(
-        sa.select(rc.c.name, rc.c.id).where(rc.c.name.in_(names))).all())
+        sa.select(table.c.name, table.c.id)
+        .where(table.c.name.in_(names))).all())
+
+
+def resource_class_ids(conn, names):
+    """{name: id} for the resource classes among ``names`` that exist."""
+    return _ids_by_name(conn, tables.resource_classes, names)
 
 
 def resource_class_names(conn, ids=None):
@@ -133,12 +140,7 @@ def resource_class_names(conn, ids=None):
 
 def trait_ids(conn, names):
     """{name: id} for the traits among ``names`` that exist."""
-    names = set(names)
-    if not names:
-        return {}
-    tr = tables.traits
-    return dict(conn.execute(
-        sa.select(tr.c.name, tr.c.id).where(tr.c.name.in_(names))).all())
+    return _ids_by_name(conn, tables.traits, names)
 
 
 GENERATION_CONFLICT = ("Resource provider's generation already changed. "
@@ -151,10 +153,11 @@ def lock_provider(conn, uuid):
     The locking lookup comes first, so reads after it see what competing
     writers committed (see ``lock_providers_by_uuid``).
     """
-    provider_id = lock_providers_by_uuid(conn, [uuid]).get(uuid)
-    if provider_id is None:
+    row = conn.execute(for_update(conn, sa.select(
+        RP.c.id, RP.c.generation).where(RP.c.uuid == uuid))).first()
+    if row is None:
         raise provider_not_found(uuid)
-    return provider_id, lock_providers(conn, [provider_id])[provider_id]
+    return row.id, row.generation
 
 
 def lock_provider_at(conn, uuid, generation):

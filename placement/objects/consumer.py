@@ -60,9 +60,8 @@ def lock(conn, uuids):
         return {}
     stmt = (sa.select(*_COLUMNS).where(CONSUMERS.c.uuid.in_(uuids))
             .order_by(CONSUMERS.c.uuid))
-    if conn.dialect.name != 'sqlite':
-        stmt = stmt.with_for_update()
-    return {row.uuid: row for row in conn.execute(stmt)}
+    return {row.uuid: row
+            for row in conn.execute(base.for_update(conn, stmt))}
 
 
 def _ensure(conn, table, column, value):
