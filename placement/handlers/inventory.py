@@ -10,8 +10,9 @@ from placement.schemas import inventory as schema
 POLICY = 'placement:resource_providers:inventories:%s'
 
 
-def _record(data):
-    """A full inventory record from the fields a client gave."""
+def record_from_request(data):
+    """A full inventory record from the fields a client gave (defaults
+    filled in); the reshaper uses it for its inventories too."""
     record = {'reserved': 0, 'min_unit': 1, 'max_unit': util.MAX_INT,
               'step_size': 1, 'allocation_ratio': 1.0}
     record.update((k, v) for k, v in data.items() if k in inv_obj.FIELDS)
@@ -69,7 +70,7 @@ def create_inventory(req):
     uuid = req.urlvars['uuid']
     data = util.extract_json(req, schema.POST_SCHEMA)
     class_name = data['resource_class']
-    record = _record(data)
+    record = record_from_request(data)
     try:
         generation = ctx.database.write(inv_obj.add, uuid, class_name,
                                         record, _reserved_can_be_total(req))
@@ -94,7 +95,7 @@ def update_inventory(req):
     ctx.can(POLICY % 'update')
     uuid, class_name = req.urlvars['uuid'], req.urlvars['resource_class']
     data = util.extract_json(req, schema.PUT_ONE_SCHEMA)
-    record = _record(data)
+    record = record_from_request(data)
     try:
         generation = ctx.database.write(
             inv_obj.update, uuid, class_name,
@@ -112,7 +113,7 @@ def set_inventories(req):
     ctx.can(POLICY % 'update')
     uuid = req.urlvars['uuid']
     data = util.extract_json(req, schema.PUT_ALL_SCHEMA)
-    records = {name: _record(fields)
+    records = {name: record_from_request(fields)
                for name, fields in data['inventories'].items()}
     try:
         generation = ctx.database.write(

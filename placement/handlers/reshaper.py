@@ -19,8 +19,7 @@ def reshape(req):
         uuid = util.normalize_uuid(uuid)
         inventories[uuid] = (
             body['resource_provider_generation'],
-            # Defaults filled in as for PUT .../inventories.
-            {name: inventory._record(fields)  # noqa: SLF001
+            {name: inventory.record_from_request(fields)
              for name, fields in body['inventories'].items()})
     writes = allocation.consumer_writes(req, data['allocations'])
     ctx.database.write(reshaper_obj.reshape, inventories, writes)
