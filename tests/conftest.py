@@ -32,6 +32,31 @@ ADMIN_HEADERS = {
 }
 
 
+def version(ver):
+    """Request headers asking for microversion ``ver``."""
+    return {'openstack-api-version': 'placement %s' % ver}
+
+
+def new_provider(client):
+    """Create a provider with a unique name; its uuid."""
+    rp_uuid = str(uuid.uuid4())
+    response = client.post('/resource_providers',
+                           json={'name': 'rp-' + rp_uuid, 'uuid': rp_uuid})
+    assert response.status_code == 200, response.text
+    return rp_uuid
+
+
+def allocate(client, rp_uuid, **resources):
+    """A new consumer claims ``resources`` of ``rp_uuid`` (must succeed)."""
+    response = client.put(
+        '/allocations/' + str(uuid.uuid4()),
+        json={'allocations': {rp_uuid: {'resources': resources}},
+              'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
+              'consumer_generation': None},
+        headers=version('1.28'))
+    assert response.status_code == 204, response.text
+
+
 class TestDatabase:
     """A fresh database on one backend; ``url`` is for the service.
 

@@ -6,18 +6,11 @@ import httpx
 import sqlalchemy as sa
 
 import stress_support as stress
+from conftest import new_provider, version
 
 
-def version(ver):
-    return {'openstack-api-version': 'placement %s' % ver}
 
 
-def new_provider(http):
-    rp_uuid = str(uuid.uuid4())
-    response = http.post('/resource_providers',
-                         json={'name': 'rp-' + rp_uuid, 'uuid': rp_uuid})
-    assert response.status_code == 200, response.text
-    return rp_uuid
 
 
 def path(rp_uuid):

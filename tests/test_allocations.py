@@ -5,14 +5,13 @@ import uuid
 
 import httpx
 import sqlalchemy as sa
+from conftest import version
 
 PROJECT = 'c5d4c0a0-4f2e-4a39-9a55-6a0c1f7e5a01'
 USER = 'e1e2c7f4-7b6f-4d0b-9d16-1c1c6e0f7b02'
 INCOMPLETE = '00000000-0000-0000-0000-000000000000'
 
 
-def version(value):
-    return {'openstack-api-version': 'placement %s' % value}
 
 
 def new_uuid():

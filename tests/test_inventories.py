@@ -6,26 +6,19 @@ import httpx
 import pytest
 
 import stress_support as stress
+from conftest import allocate, new_provider, version
 
 MAX_INT = 2147483647
 DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
             'step_size': 1, 'allocation_ratio': 1.0}
 
 
-def version(ver):
-    return {'openstack-api-version': 'placement %s' % ver}
 
 
 def error(response):
     return response.json()['errors'][0]
 
 
-def provider(client):
-    rp_uuid = str(uuid.uuid4())
-    response = client.post('/resource_providers',
-                           json={'name': rp_uuid, 'uuid': rp_uuid})
-    assert response.status_code == 200, response.text
-    return rp_uuid
 
 
 def url(rp_uuid, class_name=None):
@@ -44,24 +37,16 @@ def put_all(client, rp_uuid, inventories, gen=None, **headers):
         'resource_provider_generation': gen, 'inventories': inventories})
 
 
-def allocate(client, rp_uuid, **resources):
-    response = client.put(
-        '/allocations/' + str(uuid.uuid4()),
-        json={'allocations': {rp_uuid: {'resources': resources}},
-              'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
-              'consumer_generation': None},
-        headers=version('1.28'))
-    assert response.status_code == 204, response.text
 
 
 def test_new_provider_has_empty_inventory(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     body = client.get(url(rp_uuid)).json()
     assert body == {'resource_provider_generation': 0, 'inventories': {}}
 
 
 def test_post_fills_defaults_and_bumps_generation(client, server):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     response = client.post(url(rp_uuid),
                            json={'resource_class': 'DISK_GB', 'total': 100})
     assert response.status_code == 201
@@ -75,7 +60,7 @@ def test_post_fills_defaults_and_bumps_generation(client, server):
 
 
 def test_post_twice_conflicts(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     body = {'resource_class': 'VCPU', 'total': 8}
     assert client.post(url(rp_uuid), json=body).status_code == 201
     again = client.post(url(rp_uuid), json=body)
@@ -85,7 +70,7 @@ def test_post_twice_conflicts(client):
 
 
 def test_post_unknown_class(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     response = client.post(url(rp_uuid), json={
         'resource_class': 'CUSTOM_NOT_THERE', 'total': 1})
     assert response.status_code == 400
@@ -95,7 +80,7 @@ def test_post_unknown_class(client):
 def test_custom_class_inventory(client):
     name = 'CUSTOM_INV_' + uuid.uuid4().hex[:8].upper()
     assert client.put('/resource_classes/' + name).status_code == 201
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     assert client.post(url(rp_uuid), json={
         'resource_class': name, 'total': 3}).status_code == 201
     assert client.get(url(rp_uuid)).json()['inventories'][name]['total'] == 3
@@ -114,7 +99,7 @@ def test_custom_class_inventory(client):
     ('bogus', 1, 'Additional properties are not allowed'),
 ])
 def test_post_validation(client, field, value, text):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     body = {'resource_class': 'DISK_GB', 'total': 10, field: value}
     response = client.post(url(rp_uuid), json=body)
     assert response.status_code == 400
@@ -124,7 +109,7 @@ def test_post_validation(client, field, value, text):
 
 
 def test_reserved_equal_to_total_needs_1_26(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     body = {'resource_class': 'DISK_GB', 'total': 10, 'reserved': 10}
     old = client.post(url(rp_uuid), json=body, headers=version('1.25'))
     assert old.status_code == 400
@@ -150,7 +135,7 @@ def test_missing_provider_and_class(client):
                      client.delete(url(missing)),
                      client.delete(url(missing, 'VCPU'))):
         assert response.status_code == 404, response.request
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     response = client.get(url(rp_uuid, 'VCPU'))
     assert response.status_code == 404
     assert 'No inventory of class VCPU for %s' % rp_uuid in (
@@ -158,7 +143,7 @@ def test_missing_provider_and_class(client):
 
 
 def test_put_one_replaces_the_record(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     client.post(url(rp_uuid), json={'resource_class': 'MEMORY_MB',
                                     'total': 1024, 'reserved': 512,
                                     'step_size': 256})
@@ -174,7 +159,7 @@ def test_put_one_replaces_the_record(client):
 
 
 def test_put_one_stale_generation_or_absent_class(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     client.post(url(rp_uuid), json={'resource_class': 'VCPU', 'total': 4})
     stale = client.put(url(rp_uuid, 'VCPU'), json={
         'resource_provider_generation': 0, 'total': 8},
@@ -190,7 +175,7 @@ def test_put_one_stale_generation_or_absent_class(client):
 
 
 def test_put_all_replaces_the_collection(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     assert put_all(client, rp_uuid, {'VCPU': {'total': 4},
                                      'DISK_GB': {'total': 10}}
                    ).status_code == 200
@@ -205,7 +190,7 @@ def test_put_all_replaces_the_collection(client):
 
 
 def test_put_all_errors(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     put_all(client, rp_uuid, {'VCPU': {'total': 4}})
     stale = put_all(client, rp_uuid, {}, gen=0)
     assert stale.status_code == 409
@@ -226,7 +211,7 @@ def test_put_all_errors(client):
 
 
 def test_inventory_in_use_cannot_be_removed_but_can_shrink(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     put_all(client, rp_uuid, {'VCPU': {'total': 8}, 'DISK_GB': {'total': 50}})
     allocate(client, rp_uuid, VCPU=6)
 
@@ -251,7 +236,7 @@ def test_inventory_in_use_cannot_be_removed_but_can_shrink(client):
 
 
 def test_delete_one_then_404(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     client.post(url(rp_uuid), json={'resource_class': 'VCPU', 'total': 1})
     response = client.delete(url(rp_uuid, 'VCPU'))
     assert response.status_code == 204
@@ -264,7 +249,7 @@ def test_delete_one_then_404(client):
 
 
 def test_delete_all_from_1_5(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     put_all(client, rp_uuid, {'VCPU': {'total': 1}, 'DISK_GB': {'total': 1}})
     old = client.delete(url(rp_uuid), headers=version('1.4'))
     assert old.status_code == 405
@@ -278,7 +263,7 @@ def test_delete_all_from_1_5(client):
 
 
 def test_cache_headers_from_1_15(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     put_all(client, rp_uuid, {'VCPU': {'total': 1}})
     old = client.get(url(rp_uuid), headers=version('1.14'))
     assert 'last-modified' not in old.headers
@@ -288,7 +273,7 @@ def test_cache_headers_from_1_15(client):
 
 
 def test_non_admin_is_forbidden(client):
-    rp_uuid = provider(client)
+    rp_uuid = new_provider(client)
     user = {'x-auth-token': 'user'}
     assert client.get(url(rp_uuid), headers=user).status_code == 403
     assert client.post(url(rp_uuid), headers=user, json={
@@ -301,7 +286,7 @@ def test_concurrent_puts_at_one_generation(database):
     with stress.service(database.backend, workers=3) as svc, \
             httpx.Client(base_url=svc.url, headers=stress.HEADERS,
                          timeout=30) as http:
-        rp_uuid = provider(http)
+        rp_uuid = new_provider(http)
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             responses = list(pool.map(
                 lambda n: put_all(http, rp_uuid,
@@ -319,7 +304,7 @@ def test_concurrent_posts_each_bump_once(database):
     with stress.service(database.backend, workers=3) as svc, \
             httpx.Client(base_url=svc.url, headers=stress.HEADERS,
                          timeout=30) as http:
-        rp_uuid = provider(http)
+        rp_uuid = new_provider(http)
         classes = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'IPV4_ADDRESS',
                    'SRIOV_NET_VF', 'PCI_DEVICE']
         with concurrent.futures.ThreadPoolExecutor(len(classes)) as pool:

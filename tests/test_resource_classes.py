@@ -8,14 +8,13 @@ import pytest
 import sqlalchemy as sa
 
 import stress_support as stress
+from conftest import version
 
 
 def custom(label):
     return 'CUSTOM_%s_%s' % (label, uuid.uuid4().hex[:8].upper())
 
 
-def version(ver):
-    return {'openstack-api-version': 'placement %s' % ver}
 
 
 def class_ids(db_url):

@@ -6,12 +6,9 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from conftest import allocate, version
 import stress_support as stress
 from placement import tables
-
-
-def version(ver):
-    return {'openstack-api-version': 'placement %s' % ver}
 
 
 def error(response):
@@ -43,14 +40,6 @@ def put_inventory(client, rp_uuid, **classes):
     assert response.status_code == 200, response.text
 
 
-def allocate(client, rp_uuid, **resources):
-    response = client.put(
-        '/allocations/' + str(uuid.uuid4()),
-        json={'allocations': {rp_uuid: {'resources': resources}},
-              'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
-              'consumer_generation': None},
-        headers=version('1.28'))
-    assert response.status_code == 204, response.text
 
 
 def listed(client, **params):

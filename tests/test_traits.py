@@ -7,22 +7,15 @@ import os_traits
 import pytest
 
 import stress_support as stress
+from conftest import new_provider, version
 
 
 def custom(label):
     return 'CUSTOM_%s_%s' % (label, uuid.uuid4().hex[:8].upper())
 
 
-def version(ver):
-    return {'openstack-api-version': 'placement %s' % ver}
 
 
-def new_provider(client):
-    rp_uuid = str(uuid.uuid4())
-    response = client.post('/resource_providers',
-                           json={'name': 'rp-' + rp_uuid, 'uuid': rp_uuid})
-    assert response.status_code == 200, response.text
-    return rp_uuid
 
 
 def set_traits(client, rp_uuid, traits, generation):
