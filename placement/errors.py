@@ -9,6 +9,8 @@ import functools
 
 import webob.exc
 
+from placement import microversions
+
 DEFAULT = 'placement.undefined_code'
 INVENTORY_INUSE = 'placement.inventory.inuse'
 CONCURRENT_UPDATE = 'placement.concurrent_update'
@@ -36,7 +38,7 @@ def json_error_formatter(body, status, title, environ, code=DEFAULT,
         'request_id': environ.get(REQUEST_ID_ENVIRON),
     }
     version = environ.get(MICROVERSION_ENVIRON)
-    if version is not None and version >= (1, 23):
+    if version is not None and version >= microversions.ERROR_CODES:
         error['code'] = code
     error.update(extra or {})
     return {'errors': [error]}

@@ -1,8 +1,9 @@
 """Microversion negotiation: ``OpenStack-API-Version: placement X.Y``.
 
 The negotiated version is stored in the WSGI environ; handlers ask
-``microversion.at_least(req, (1, 14))`` right next to the behaviour that a
-version gates.
+``microversion.at_least(req, microversions.NESTED_PROVIDERS)`` right next
+to the behaviour that a version gates.  The versions themselves are named
+in ``microversions.py``.
 """
 import functools
 import re
@@ -11,36 +12,21 @@ import microversion_parse
 import webob.exc
 
 from placement import errors
+from placement import microversions
 
 SERVICE_TYPE = 'placement'
 HEADER = 'openstack-api-version'
 ENVIRON_KEY = errors.MICROVERSION_ENVIRON
-MIN_VERSION = (1, 0)
-MAX_VERSION = (1, 39)
 
 _VERSION_RE = re.compile(r'^([1-9]\d*|0)\.([1-9]\d*|0)$')
 
 
-class Version(tuple):
-    """A (major, minor) pair that prints as ``major.minor``."""
-
-    def __new__(cls, major, minor):
-        return super().__new__(cls, (major, minor))
-
-    def __str__(self):
-        return '%d.%d' % self
-
-    def matches(self, min_version=None, max_version=None):
-        return ((min_version is None or self >= tuple(min_version)) and
-                (max_version is None or self <= tuple(max_version)))
-
-
 def min_version_string():
-    return '%d.%d' % MIN_VERSION
+    return str(microversions.MIN)
 
 
 def max_version_string():
-    return '%d.%d' % MAX_VERSION
+    return str(microversions.MAX)
 
 
 def parse(headers):
@@ -51,17 +37,17 @@ def parse(headers):
     requested = microversion_parse.get_version(
         headers, service_type=SERVICE_TYPE)
     if requested is None:
-        return Version(*MIN_VERSION)
+        return microversions.MIN
     requested = requested.strip()
     if requested == 'latest':
-        return Version(*MAX_VERSION)
+        return microversions.MAX
     match = _VERSION_RE.match(requested)
     if not match:
         raise errors.http_error(
             webob.exc.HTTPBadRequest,
             'invalid version string: %s' % requested)
-    version = Version(int(match.group(1)), int(match.group(2)))
-    if not version.matches(MIN_VERSION, MAX_VERSION):
+    version = microversions.Version(int(match.group(1)), int(match.group(2)))
+    if not microversions.MIN <= version <= microversions.MAX:
         # Clients negotiate by reading the supported range from a 406.
         raise errors.http_error(
             webob.exc.HTTPNotAcceptable,
@@ -73,7 +59,7 @@ def parse(headers):
 
 def get(req):
     """The negotiated version of a request (1.0 if none was negotiated)."""
-    return req.environ.get(ENVIRON_KEY) or Version(*MIN_VERSION)
+    return req.environ.get(ENVIRON_KEY) or microversions.MIN
 
 
 def at_least(req, version):

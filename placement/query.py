@@ -13,13 +13,8 @@ import re
 import sys
 
 from placement import errors
+from placement import microversions
 from placement import util
-
-# Microversions that change the query syntax.
-FORBIDDEN_TRAITS = (1, 22)
-MULTI_MEMBER_OF = (1, 24)
-FORBIDDEN_AGGREGATES = (1, 32)
-ANY_TRAITS = (1, 39)
 
 # Granular keys: prefix plus a (possibly empty) group suffix.
 _GROUP_KEY = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
@@ -130,12 +125,12 @@ def _split_traits(value, allow_forbidden):
 def parse_traits(values, version):
     """Parse the values of one ``required`` key (already chosen by
     ``trait_values``) into a TraitFilter."""
-    allow_forbidden = version >= FORBIDDEN_TRAITS
+    allow_forbidden = version >= microversions.FORBIDDEN_TRAITS
     required = []
     forbidden = set()
     for value in values:
         if value.startswith('in:'):
-            if version < ANY_TRAITS:
+            if version < microversions.ANY_TRAITS:
                 raise errors.bad_request(
                     "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only "
                     "supported since microversion 1.39.")
@@ -156,7 +151,7 @@ def trait_values(params, key, version):
     """The values of ``key`` that count: all of them from 1.39 (they are
     ANDed), before that only the last one."""
     values = params.getall(key)
-    if version < ANY_TRAITS:
+    if version < microversions.ANY_TRAITS:
         values = values[-1:]
     return values
 
@@ -169,7 +164,7 @@ def required_traits(params, version, key='required'):
 def parse_member_of(values, version, key='member_of'):
     """The values of one ``member_of`` key into an AggregateFilter of
     normalized aggregate UUIDs."""
-    if len(values) > 1 and version < MULTI_MEMBER_OF:
+    if len(values) > 1 and version < microversions.MULTI_MEMBER_OF:
         raise errors.bad_request(
             'Multiple member_of%s parameters are not supported'
             % key[len('member_of'):])
@@ -178,7 +173,7 @@ def parse_member_of(values, version, key='member_of'):
     for value in values:
         negative = value.startswith('!')
         if negative:
-            if version < FORBIDDEN_AGGREGATES:
+            if version < microversions.FORBIDDEN_AGGREGATES:
                 raise errors.bad_request(
                     'Forbidden member_of parameters are not supported in '
                     'the specified microversion')

@@ -11,6 +11,7 @@ import webob.exc
 
 from placement import errors
 from placement import microversion
+from placement import microversions
 from placement.middleware import CONTEXT_ENVIRON
 
 JSON = 'application/json'
@@ -140,7 +141,7 @@ def json_response(req, data, status=200, last_modified=None):
     response = webob.Response(status=status, content_type=JSON,
                               charset=None)
     response.body = orjson.dumps(data)
-    if microversion.at_least(req, (1, 15)):
+    if microversion.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
         response.last_modified = last_modified or utcnow()
     return response
@@ -150,7 +151,7 @@ def empty_response(req, status=204):
     response = webob.Response(status=status)
     response.headers.pop('Content-Type', None)
     response.content_type = None
-    if microversion.at_least(req, (1, 15)) and status == 204:
+    if microversion.at_least(req, microversions.CACHE_HEADERS) and status == 204:
         response.cache_control = 'no-cache'
         response.last_modified = utcnow()
     return response

@@ -19,6 +19,8 @@ import uuid
 import httpx
 import pytest
 
+from placement import microversions
+
 ADMIN_HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
                  'openstack-api-version': 'placement latest'}
 # POST /reshaper is for services only.
@@ -651,14 +653,14 @@ def _params():
 def version_of(header):
     """The (major, minor) a valid header negotiates, else None."""
     if header is None:
-        return (1, 0)
+        return microversions.MIN
     if header == 'latest':
-        return (1, 39)
+        return microversions.MAX
     try:
         major, minor = (int(part) for part in header.split('.'))
     except ValueError:
         return None
-    if (major, minor) > (1, 39) or header != '%d.%d' % (major, minor):
+    if (major, minor) > microversions.MAX or header != '%d.%d' % (major, minor):
         return None
     return (major, minor)
 
@@ -687,7 +689,7 @@ def assert_error_document(response, version):
     assert isinstance(error['detail'], str), body
     assert error['request_id'] == response.headers['openstack-request-id']
     assert error['request_id'].startswith('req-'), body
-    if version is not None and version >= (1, 23):
+    if version is not None and version >= microversions.ERROR_CODES:
         assert isinstance(error['code'], str) and error['code'], body
     elif version is not None:
         assert 'code' not in error, body
@@ -819,7 +821,7 @@ def test_every_json_write_refuses_bad_bodies(world, server, method, path,
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
     assert response.status_code == status, response.text
-    assert_error_document(response, (1, 39))
+    assert_error_document(response, microversions.MAX)
     assert world.get(RPS).json() == before
 
 
@@ -830,7 +832,7 @@ def test_error_code_appears_from_1_23(world, version):
                                   'placement ' + version})
     assert response.status_code == 404
     error = assert_error_document(response, version_of(version))
-    if version_of(version) >= (1, 23):
+    if version_of(version) >= microversions.ERROR_CODES:
         assert error['code'] == 'placement.undefined_code'
 
 
@@ -839,7 +841,7 @@ def test_errors_are_json_without_any_accept_header(world, server):
     # must still answer JSON.
     response = world.get(RPS + '/' + UNKNOWN, headers={'accept': '*/*'})
     assert response.status_code == 404
-    assert_error_document(response, (1, 39))
+    assert_error_document(response, microversions.MAX)
 
 
 # Amounts no inventory can hold are valid queries that find nothing.
@@ -891,7 +893,7 @@ def both_states(http):
 
 def assert_refused(response, status):
     assert response.status_code == status, response.text
-    assert_error_document(response, (1, 39))
+    assert_error_document(response, microversions.MAX)
 
 
 @pytest.mark.parametrize('inventories,status', [

@@ -4,9 +4,10 @@ import pytest
 import webob.exc
 from webob.multidict import MultiDict
 
+from placement import microversions
 from placement import query
 
-LATEST = (1, 39)
+LATEST = microversions.MAX
 AGG1 = '11111111-1111-1111-1111-111111111111'
 AGG2 = '22222222-2222-2222-2222-222222222222'
 

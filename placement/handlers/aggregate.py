@@ -1,25 +1,21 @@
 """Handlers: /resource_providers/{uuid}/aggregates (from 1.1)."""
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import aggregate as aggregate_obj
 from placement.objects import base
 from placement.schemas import aggregate as schema
 
-AGGREGATES_VERSION = (1, 1)
-# From 1.19 the body carries the provider generation, which PUT checks
-# and bumps.
-GENERATION_VERSION = (1, 19)
-
 
 def _response(req, aggregates, generation, last_modified=None):
     body = {'aggregates': list(aggregates)}
-    if microversion.at_least(req, GENERATION_VERSION):
+    if microversion.at_least(req, microversions.AGGREGATES_GENERATION):
         body['resource_provider_generation'] = generation
     return util.json_response(req, body, last_modified=last_modified)
 
 
 @util.handler
-@microversion.since(AGGREGATES_VERSION)
+@microversion.since(microversions.AGGREGATES)
 def get_aggregates(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:aggregates:list')
@@ -31,7 +27,7 @@ def get_aggregates(req):
 
 
 @util.handler
-@microversion.since(AGGREGATES_VERSION)
+@microversion.since(microversions.AGGREGATES)
 @util.require_json_content
 def set_aggregates(req):
     ctx = util.context(req)
@@ -40,13 +36,15 @@ def set_aggregates(req):
     # An unknown provider is a 404 whatever the body says.
     with ctx.database.reader() as conn:
         base.get_provider(conn, uuid)
-    if microversion.at_least(req, GENERATION_VERSION):
-        data = util.extract_json(req, schema.SET_AGGREGATES_V1_19)
+    data = util.extract_json(
+        req, schema.SET_AGGREGATES.at(microversion.get(req)))
+    # From 1.19 the body carries the provider generation, which the write
+    # checks and bumps.
+    if microversion.at_least(req, microversions.AGGREGATES_GENERATION):
         aggregates = data['aggregates']
         client_generation = data['resource_provider_generation']
     else:
-        aggregates = util.extract_json(req, schema.SET_AGGREGATES_V1_1)
-        client_generation = None
+        aggregates, client_generation = data, None
     # Stored in canonical form, which is what member_of filters compare.
     aggregates = list(dict.fromkeys(util.normalize_uuid(value)
                                     for value in aggregates))

@@ -1,6 +1,7 @@
 """Handlers for /allocations and /resource_providers/{uuid}/allocations."""
 from placement import errors
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
@@ -22,7 +23,7 @@ def _by_provider(req, allocations):
     (a provider listed twice gets the sum of its entries).
     """
     result = {}
-    if not microversion.at_least(req, (1, 12)):
+    if not microversion.at_least(req, microversions.DICT_ALLOCATIONS):
         for item in allocations:
             uuid = util.normalize_uuid(item['resource_provider']['uuid'])
             resources = result.setdefault(uuid, {})
@@ -39,14 +40,14 @@ def consumer_write(req, consumer_uuid, body):
         uuid=consumer_uuid,
         allocations=_by_provider(req, body['allocations']),
         project_id=body.get('project_id'), user_id=body.get('user_id'))
-    if not microversion.at_least(req, (1, 8)):
+    if not microversion.at_least(req, microversions.CONSUMER_OWNER):
         conf = util.context(req).config.placement
         write.project_id = conf.incomplete_consumer_project_id
         write.user_id = conf.incomplete_consumer_user_id
         write.owner_given = False
-    if microversion.at_least(req, (1, 28)):
+    if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
         write.generation = body['consumer_generation']
-    if microversion.at_least(req, (1, 38)):
+    if microversion.at_least(req, microversions.CONSUMER_TYPES):
         write.consumer_type = body['consumer_type']
     return write
 
@@ -73,12 +74,12 @@ def get_allocations(req):
                 conn, consumer_uuid)
     body = {'allocations': allocations}
     if consumer is not None:
-        if microversion.at_least(req, (1, 12)):
+        if microversion.at_least(req, microversions.DICT_ALLOCATIONS):
             body['project_id'] = consumer['project_id']
             body['user_id'] = consumer['user_id']
-        if microversion.at_least(req, (1, 28)):
+        if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
             body['consumer_generation'] = consumer['generation']
-        if microversion.at_least(req, (1, 38)):
+        if microversion.at_least(req, microversions.CONSUMER_TYPES):
             body['consumer_type'] = (consumer['consumer_type']
                                      or consumer_obj.UNKNOWN_TYPE)
     return util.json_response(req, body, last_modified=modified)
@@ -93,19 +94,19 @@ def set_allocations_for_consumer(req):
     if consumer_uuid is None:
         raise errors.bad_request('Malformed consumer_uuid: %s'
                                  % req.urlvars['consumer_uuid'])
-    data = util.extract_json(req, schema.put_schema(microversion.get(req)))
+    data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
     ctx.database.write(alloc_obj.write,
                        [consumer_write(req, consumer_uuid, data)])
     return util.empty_response(req)
 
 
 @util.handler
-@microversion.since((1, 13))
+@microversion.since(microversions.POST_ALLOCATIONS)
 @util.require_json_content
 def set_allocations(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'manage')
-    data = util.extract_json(req, schema.post_schema(microversion.get(req)))
+    data = util.extract_json(req, schema.POST.at(microversion.get(req)))
     ctx.database.write(alloc_obj.write, consumer_writes(req, data))
     return util.empty_response(req)
 
@@ -129,7 +130,7 @@ def list_for_resource_provider(req):
     with ctx.database.reader() as conn:
         generation, allocations, consumer_generations, modified = (
             alloc_obj.get_for_provider(conn, req.urlvars['uuid']))
-    if microversion.at_least(req, (1, 28)):
+    if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
         for consumer_uuid, entry in allocations.items():
             entry['consumer_generation'] = consumer_generations.get(
                 consumer_uuid)

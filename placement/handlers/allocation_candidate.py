@@ -3,24 +3,20 @@ import contextlib
 import gc
 
 from placement import microversion
+from placement import microversions
 from placement import query
 from placement import util
 from placement.objects import allocation_candidate
 from placement.schemas import allocation_candidate as schema
 
-DICT_ALLOCATIONS = (1, 12)
-TRAITS_IN_SUMMARY = (1, 17)
-TREE_IN_SUMMARY = (1, 29)
-MAPPINGS = (1, 34)
-
 
 @util.handler
-@microversion.since((1, 10))
+@microversion.since(microversions.ALLOCATION_CANDIDATES)
 def list_allocation_candidates(req):
     ctx = util.context(req)
     ctx.can('placement:allocation_candidates:list')
     version = microversion.get(req)
-    util.validate_query(req, schema.query_schema(tuple(version)))
+    util.validate_query(req, schema.QUERY.at(version))
     parsed = query.parse_candidate_query(req.GET, version)
     with _collection_paused():
         with ctx.database.reader() as conn:
@@ -53,7 +49,7 @@ def _collection_paused():
 def _allocation_requests(result, version):
     uuids = {rp: provider[0] for rp, provider in result.providers.items()}
     names = result.rc_names
-    with_mappings = version >= MAPPINGS
+    with_mappings = version >= microversions.MAPPINGS
     # Candidates often share their amounts dicts: render each once (the
     # shared pieces are only serialized, never changed).
     rendered = {}
@@ -67,7 +63,7 @@ def _allocation_requests(result, version):
         return found
 
     requests = []
-    dict_allocations = version >= DICT_ALLOCATIONS
+    dict_allocations = version >= microversions.DICT_ALLOCATIONS
     for allocations, mappings in result.candidates:
         if dict_allocations:
             body = {'allocations': {
@@ -87,8 +83,8 @@ def _allocation_requests(result, version):
 
 
 def _summaries(result, version):
-    with_traits = version >= TRAITS_IN_SUMMARY
-    with_tree = version >= TREE_IN_SUMMARY
+    with_traits = version >= microversions.CANDIDATE_TRAITS
+    with_tree = version >= microversions.NESTED_CANDIDATES
     summaries = {}
     for rp, (uuid, parent, root) in result.providers.items():
         summary = {'resources': result.resources[rp]}

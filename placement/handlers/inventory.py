@@ -3,6 +3,7 @@ import webob.exc
 
 from placement import errors
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import inventory as inv_obj
 from placement.schemas import inventory as schema
@@ -22,7 +23,7 @@ def record_from_request(data):
 
 def _reserved_can_be_total(req):
     """From 1.26 a provider may reserve all of a class."""
-    return microversion.at_least(req, (1, 26))
+    return microversion.at_least(req, microversions.RESERVED_EQUALS_TOTAL)
 
 
 def _capacity_error(action, uuid, exc):
@@ -135,7 +136,7 @@ def set_inventories(req):
 def delete_inventories(req):
     ctx = util.context(req)
     # 1.5 added this method; before it the URL only knows the others.
-    if not microversion.at_least(req, (1, 5)):
+    if not microversion.at_least(req, microversions.DELETE_INVENTORIES):
         raise errors.http_error(
             webob.exc.HTTPMethodNotAllowed,
             headers=[('Allow', 'GET, POST, PUT')])

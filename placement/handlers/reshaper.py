@@ -1,5 +1,6 @@
 """Handler for POST /reshaper (1.30)."""
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.handlers import allocation
 from placement.handlers import inventory
@@ -8,12 +9,12 @@ from placement.schemas import reshaper as schema
 
 
 @util.handler
-@microversion.since((1, 30))
+@microversion.since(microversions.RESHAPER)
 @util.require_json_content
 def reshape(req):
     ctx = util.context(req)
     ctx.can('placement:reshaper:reshape')
-    data = util.extract_json(req, schema.post_schema(microversion.get(req)))
+    data = util.extract_json(req, schema.POST.at(microversion.get(req)))
     inventories = {}
     for uuid, body in data['inventories'].items():
         uuid = util.normalize_uuid(uuid)

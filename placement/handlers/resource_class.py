@@ -1,13 +1,10 @@
 """Handlers: /resource_classes (from 1.2)."""
 from placement import errors
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import resource_class as rc_obj
 from placement.schemas import resource_class as schema
-
-RESOURCE_CLASSES_VERSION = (1, 2)
-# From 1.7 PUT creates (or confirms) a class instead of renaming one.
-PUT_CREATES_VERSION = (1, 7)
 
 
 def _path(name):
@@ -25,7 +22,7 @@ def _created_or_found(req, row, created):
 
 
 @util.handler
-@microversion.since(RESOURCE_CLASSES_VERSION)
+@microversion.since(microversions.RESOURCE_CLASSES)
 def list_resource_classes(req):
     ctx = util.context(req)
     ctx.can('placement:resource_classes:list')
@@ -37,7 +34,7 @@ def list_resource_classes(req):
 
 
 @util.handler
-@microversion.since(RESOURCE_CLASSES_VERSION)
+@microversion.since(microversions.RESOURCE_CLASSES)
 @util.require_json_content
 def create_resource_class(req):
     ctx = util.context(req)
@@ -48,7 +45,7 @@ def create_resource_class(req):
 
 
 @util.handler
-@microversion.since(RESOURCE_CLASSES_VERSION)
+@microversion.since(microversions.RESOURCE_CLASSES)
 def get_resource_class(req):
     ctx = util.context(req)
     ctx.can('placement:resource_classes:show')
@@ -62,9 +59,10 @@ def get_resource_class(req):
 
 
 @util.handler
-@microversion.since(RESOURCE_CLASSES_VERSION)
+@microversion.since(microversions.RESOURCE_CLASSES)
 def update_resource_class(req):
-    if microversion.at_least(req, PUT_CREATES_VERSION):
+    # From 1.7 PUT creates (or confirms) a class instead of renaming one.
+    if microversion.at_least(req, microversions.PUT_CREATES_CLASS):
         return _create_or_verify(req)
     return _rename(req)
 
@@ -91,7 +89,7 @@ def _rename(req):
 
 
 @util.handler
-@microversion.since(RESOURCE_CLASSES_VERSION)
+@microversion.since(microversions.RESOURCE_CLASSES)
 def delete_resource_class(req):
     ctx = util.context(req)
     ctx.can('placement:resource_classes:delete')

@@ -2,6 +2,7 @@
 import uuid as uuidlib
 
 from placement import microversion
+from placement import microversions
 from placement import query
 from placement import util
 from placement.objects import resource_provider as rp_obj
@@ -20,13 +21,14 @@ def serialize(req, provider):
     links = [util.link(req, path),
              util.link(req, path + '/inventories', 'inventories'),
              util.link(req, path + '/usages', 'usages')]
-    for version, rel in (((1, 1), 'aggregates'), ((1, 6), 'traits'),
-                         ((1, 11), 'allocations')):
+    for version, rel in ((microversions.AGGREGATES, 'aggregates'),
+                         (microversions.TRAITS, 'traits'),
+                         (microversions.ALLOCATIONS_LINK, 'allocations')):
         if microversion.at_least(req, version):
             links.append(util.link(req, path + '/' + rel, rel))
     data = {'uuid': provider['uuid'], 'name': provider['name'],
             'generation': provider['generation'], 'links': links}
-    if microversion.at_least(req, (1, 14)):
+    if microversion.at_least(req, microversions.NESTED_PROVIDERS):
         data['parent_provider_uuid'] = provider['parent_provider_uuid']
         data['root_provider_uuid'] = provider['root_provider_uuid']
     return data
@@ -52,15 +54,13 @@ def _parent_uuid(data):
 def create_resource_provider(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'create')
-    nested = microversion.at_least(req, (1, 14))
-    data = util.extract_json(
-        req, schema.POST_SCHEMA_1_14 if nested else schema.POST_SCHEMA)
+    data = util.extract_json(req, schema.POST.at(microversion.get(req)))
     uuid = (util.normalize_uuid(data['uuid']) if 'uuid' in data
             else str(uuidlib.uuid4()))
     provider = ctx.database.write(rp_obj.create, uuid, data['name'],
                                   _parent_uuid(data))
     # 1.20: the new provider comes back in the body (200, not 201).
-    if microversion.at_least(req, (1, 20)):
+    if microversion.at_least(req, microversions.CREATE_RETURNS_PROVIDER):
         response = _one(req, provider)
     else:
         response = util.empty_response(req, status=201)
@@ -82,14 +82,12 @@ def get_resource_provider(req):
 def update_resource_provider(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'update')
-    nested = microversion.at_least(req, (1, 14))
-    data = util.extract_json(
-        req, schema.PUT_SCHEMA_1_14 if nested else schema.PUT_SCHEMA)
+    data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
     provider = ctx.database.write(
         rp_obj.update, req.urlvars['uuid'], data['name'],
         _parent_uuid(data), 'parent_provider_uuid' in data,
         # 1.37: a provider may change or lose its parent.
-        microversion.at_least(req, (1, 37)))
+        microversion.at_least(req, microversions.REPARENTING))
     return _one(req, provider)
 
 
@@ -101,22 +99,12 @@ def delete_resource_provider(req):
     return util.empty_response(req)
 
 
-def _list_query_schema(req):
-    for version, query_schema in (((1, 18), schema.LIST_QUERY_1_18),
-                                  ((1, 14), schema.LIST_QUERY_1_14),
-                                  ((1, 4), schema.LIST_QUERY_1_4),
-                                  ((1, 3), schema.LIST_QUERY_1_3)):
-        if microversion.at_least(req, version):
-            return query_schema
-    return schema.LIST_QUERY
-
-
 @util.handler
 def list_resource_providers(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'list')
-    params = util.validate_query(req, _list_query_schema(req))
     version = microversion.get(req)
+    params = util.validate_query(req, schema.LIST_QUERY.at(version))
     filters = {key: util.normalize_uuid(params[key])
                for key in ('uuid', 'in_tree') if key in params}
     if 'name' in params:

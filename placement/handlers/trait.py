@@ -3,12 +3,11 @@ import webob.exc
 
 from placement import errors
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import base
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
-
-TRAITS_VERSION = (1, 6)
 
 _BAD_NAME = ('The trait is invalid. A valid trait must be no longer than '
              '255 characters, start with the prefix "CUSTOM_" and use '
@@ -21,7 +20,7 @@ _BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
 def _empty_response(req, status, row):
     """A bodiless answer; from 1.15 with the trait's cache headers."""
     response = util.empty_response(req, status)
-    if microversion.at_least(req, (1, 15)):
+    if microversion.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
         response.last_modified = util.rows_modified([row])
     return response
@@ -50,7 +49,7 @@ def _list_filters(params):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def list_traits(req):
     ctx = util.context(req)
     ctx.can('placement:traits:list')
@@ -63,7 +62,7 @@ def list_traits(req):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def get_trait(req):
     ctx = util.context(req)
     ctx.can('placement:traits:show')
@@ -76,7 +75,7 @@ def get_trait(req):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def put_trait(req):
     ctx = util.context(req)
     ctx.can('placement:traits:update')
@@ -93,7 +92,7 @@ def put_trait(req):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def delete_trait(req):
     ctx = util.context(req)
     ctx.can('placement:traits:delete')
@@ -106,7 +105,7 @@ def _provider_traits_body(names, generation):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def list_traits_for_resource_provider(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:traits:list')
@@ -120,7 +119,7 @@ def list_traits_for_resource_provider(req):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 @util.require_json_content
 def update_traits_for_resource_provider(req):
     ctx = util.context(req)
@@ -133,7 +132,7 @@ def update_traits_for_resource_provider(req):
 
 
 @util.handler
-@microversion.since(TRAITS_VERSION)
+@microversion.since(microversions.TRAITS)
 def delete_traits_for_resource_provider(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:traits:delete')

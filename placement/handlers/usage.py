@@ -1,5 +1,6 @@
 """Handlers for /resource_providers/{uuid}/usages and /usages."""
 from placement import microversion
+from placement import microversions
 from placement import util
 from placement.objects import usage as usage_obj
 from placement.schemas import usage as schema
@@ -16,12 +17,11 @@ def list_usages(req):
 
 
 @util.handler
-@microversion.since((1, 9))
+@microversion.since(microversions.USAGES)
 def get_total_usages(req):
     ctx = util.context(req)
-    by_type = microversion.at_least(req, (1, 38))
-    query = util.validate_query(
-        req, schema.QUERY_1_38 if by_type else schema.QUERY)
+    by_type = microversion.at_least(req, microversions.CONSUMER_TYPES)
+    query = util.validate_query(req, schema.QUERY.at(microversion.get(req)))
     project_id, user_id = query['project_id'], query.get('user_id')
     ctx.can('placement:usages',
             target={'project_id': project_id, 'user_id': user_id})

@@ -28,6 +28,7 @@ import random
 
 import sqlalchemy as sa
 
+from placement import microversions
 from placement import tables
 from placement.objects import base
 from placement.objects import provider_filter
@@ -40,9 +41,6 @@ RPA = tables.resource_provider_aggregates
 TRAITS = tables.traits
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
-NESTED = (1, 29)                 # trees: several providers of one tree
-ALL_CLASSES_IN_SUMMARY = (1, 27)
-TRAITS_IN_SUMMARY = (1, 17)
 # How provider rows are looked up by id (see _rows_for): a range when
 # the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists of
 # CHUNK; else whole tables, filtered in Python.
@@ -170,7 +168,7 @@ class _Search:
         self._load_sharing()
         self.seen = set()
         self.simple = (len(self.groups) == 1 and not query.same_subtree)
-        self.nested = version >= NESTED
+        self.nested = version >= microversions.NESTED_CANDIDATES
         # Whether candidates need ``_finish``.
         self.checked = bool(self.sharing_root) or not self.nested
 
@@ -514,7 +512,7 @@ class _Search:
                     ids.update(providers)
         providers, resources = self._summaries(ids)
         traits = {}
-        if self.version >= TRAITS_IN_SUMMARY:
+        if self.version >= microversions.CANDIDATE_TRAITS:
             traits = _traits(self.conn, providers)
         return Result(candidates, providers, resources, traits,
                       self.rc_names)
@@ -528,7 +526,7 @@ class _Search:
             return {}, {}
         stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
                          RP.c.root_provider_id)
-        if self.version >= NESTED:
+        if self.version >= microversions.NESTED_CANDIDATES:
             inner = RP.alias('inner')
             rows = _rows_for(self.conn, stmt, ids, inner.c.id,
                              lambda clause: RP.c.root_provider_id.in_(
@@ -547,7 +545,7 @@ class _Search:
         stmt = sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
                          INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
                          _usage(INV))
-        if self.version < ALL_CLASSES_IN_SUMMARY:
+        if self.version < microversions.ALL_CLASSES_IN_SUMMARY:
             requested = {rc for group in self.groups for rc in group.amounts}
             stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
         names = self.rc_names

@@ -1,4 +1,5 @@
 """JSON schemas of the provider aggregate API."""
+from placement import microversions
 
 AGGREGATE_LIST = {
     'type': 'array',
@@ -6,11 +7,8 @@ AGGREGATE_LIST = {
     'uniqueItems': True,
 }
 
-# Before 1.19 the body is the bare list of aggregate UUIDs.
-SET_AGGREGATES_V1_1 = AGGREGATE_LIST
-
 # From 1.19 the body names the provider generation it was computed from.
-SET_AGGREGATES_V1_19 = {
+_SET_AGGREGATES_1_19 = {
     'type': 'object',
     'properties': {
         'aggregates': AGGREGATE_LIST,
@@ -19,3 +17,8 @@ SET_AGGREGATES_V1_19 = {
     'required': ['aggregates', 'resource_provider_generation'],
     'additionalProperties': False,
 }
+
+# PUT .../aggregates: before 1.19 the bare list of aggregate UUIDs.
+SET_AGGREGATES = microversions.ByVersion(
+    (microversions.AGGREGATES, AGGREGATE_LIST),
+    (microversions.AGGREGATES_GENERATION, _SET_AGGREGATES_1_19))

@@ -8,6 +8,7 @@ reshaper take a dict of such per-consumer bodies.
 """
 import copy
 
+from placement import microversions
 from placement import util
 from placement.schemas import inventory
 
@@ -111,15 +112,14 @@ PUT_SCHEMA_1_38['properties']['consumer_type'] = {
     'type': 'string', 'pattern': CONSUMER_TYPE_PATTERN, 'maxLength': 255}
 PUT_SCHEMA_1_38['required'].append('consumer_type')
 
-# (first version, schema), newest first.
-_PUT_SCHEMAS = [((1, 38), PUT_SCHEMA_1_38), ((1, 34), PUT_SCHEMA_1_34),
-                ((1, 28), PUT_SCHEMA_1_28), ((1, 12), PUT_SCHEMA_1_12),
-                ((1, 8), PUT_SCHEMA_1_8), ((1, 0), PUT_SCHEMA)]
-
-
-def put_schema(version):
-    """The PUT /allocations/{consumer_uuid} body schema of ``version``."""
-    return next(s for v, s in _PUT_SCHEMAS if version >= v)
+# PUT /allocations/{consumer_uuid}.
+PUT = microversions.ByVersion(
+    (microversions.BASE, PUT_SCHEMA),
+    (microversions.CONSUMER_OWNER, PUT_SCHEMA_1_8),
+    (microversions.DICT_ALLOCATIONS, PUT_SCHEMA_1_12),
+    (microversions.CONSUMER_GENERATIONS, PUT_SCHEMA_1_28),
+    (microversions.MAPPINGS, PUT_SCHEMA_1_34),
+    (microversions.CONSUMER_TYPES, PUT_SCHEMA_1_38))
 
 
 def many(consumer_schema, min_consumers=1):
@@ -135,13 +135,9 @@ def many(consumer_schema, min_consumers=1):
     }
 
 
-# POST /allocations exists from 1.13; it took the 1.12 body per consumer.
-_POST_SCHEMAS = [((1, 38), many(PUT_SCHEMA_1_38)),
-                 ((1, 34), many(PUT_SCHEMA_1_34)),
-                 ((1, 28), many(PUT_SCHEMA_1_28)),
-                 ((1, 13), many(PUT_SCHEMA_1_12))]
-
-
-def post_schema(version):
-    """The POST /allocations body schema of ``version`` (1.13 or later)."""
-    return next(s for v, s in _POST_SCHEMAS if version >= v)
+# POST /allocations: from 1.13, each consumer's body as PUT's.
+POST = microversions.ByVersion(
+    (microversions.POST_ALLOCATIONS, many(PUT_SCHEMA_1_12)),
+    (microversions.CONSUMER_GENERATIONS, many(PUT_SCHEMA_1_28)),
+    (microversions.MAPPINGS, many(PUT_SCHEMA_1_34)),
+    (microversions.CONSUMER_TYPES, many(PUT_SCHEMA_1_38)))

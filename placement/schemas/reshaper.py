@@ -1,4 +1,5 @@
 """JSON schemas of POST /reshaper (1.30)."""
+from placement import microversions
 from placement.schemas import allocation
 from placement.schemas import inventory
 
@@ -23,11 +24,8 @@ def _schema(consumer_schema):
     }
 
 
-# (first version, schema), newest first; consumers as in PUT /allocations.
-_SCHEMAS = [((1, 38), _schema(allocation.PUT_SCHEMA_1_38)),
-            ((1, 34), _schema(allocation.PUT_SCHEMA_1_34)),
-            ((1, 30), _schema(allocation.PUT_SCHEMA_1_28))]
-
-
-def post_schema(version):
-    return next(s for v, s in _SCHEMAS if version >= v)
+# Consumers as in PUT /allocations.
+POST = microversions.ByVersion(
+    (microversions.RESHAPER, _schema(allocation.PUT_SCHEMA_1_28)),
+    (microversions.MAPPINGS, _schema(allocation.PUT_SCHEMA_1_34)),
+    (microversions.CONSUMER_TYPES, _schema(allocation.PUT_SCHEMA_1_38)))

@@ -1,9 +1,11 @@
 """Query string schemas of GET /usages."""
 import copy
 
+from placement import microversions
+
 _EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
-QUERY = {
+_QUERY = {
     'type': 'object',
     'properties': {
         'project_id': _EXTERNAL_ID,
@@ -14,6 +16,9 @@ QUERY = {
 }
 
 # 1.38: filter by consumer type; besides type names, "all" and "unknown".
-QUERY_1_38 = copy.deepcopy(QUERY)
-QUERY_1_38['properties']['consumer_type'] = {
+_QUERY_1_38 = copy.deepcopy(_QUERY)
+_QUERY_1_38['properties']['consumer_type'] = {
     'type': 'string', 'minLength': 1, 'maxLength': 255}
+
+QUERY = microversions.ByVersion((microversions.USAGES, _QUERY),
+                                (microversions.CONSUMER_TYPES, _QUERY_1_38))
