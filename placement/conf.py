@@ -38,6 +38,10 @@ placement_opts = [
     cfg.StrOpt('allocation_candidates_generation_strategy',
                default='depth-first', choices=('depth-first', 'breadth-first'),
                help='Order in which candidates are generated when bounded.'),
+    cfg.BoolOpt('explain_empty_results', default=True,
+                help='When GET /allocation_candidates finds nothing, log '
+                     'at INFO why (the summary of its explanation) with '
+                     'the request ids.'),
 ]
 
 database_opts = [

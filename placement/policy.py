@@ -120,6 +120,10 @@ _API_RULES = [
      [('GET', '/resource_providers/{uuid}/allocations')]),
     ('allocation_candidates:list', ADMIN_OR_SERVICE_API,
      'List allocation candidates.', [('GET', '/allocation_candidates')]),
+    ('allocation_candidates:explain', ADMIN_API,
+     'Explain which rules of an allocation candidates query remove which '
+     'providers (names every provider, so administrators only).',
+     [('GET', '/allocation_candidates/explain')]),
     ('reshaper:reshape', SERVICE_API,
      'Move inventories and allocations within a tree.',
      [('POST', '/reshaper')]),

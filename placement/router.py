@@ -81,6 +81,9 @@ ROUTES = {
     '/allocation_candidates': {
         'GET': allocation_candidate.list_allocation_candidates,
     },
+    '/allocation_candidates/explain': {
+        'GET': allocation_candidate.explain_allocation_candidates,
+    },
     '/usages': {'GET': usage.get_total_usages},
     '/reshaper': {'POST': reshaper.reshape},
 }

@@ -749,6 +749,7 @@ ROUTE_URLS = {
     '/allocations': '/allocations',
     '/allocations/{consumer_uuid}': ALLOC,
     '/allocation_candidates': AC + '?resources=VCPU:1',
+    '/allocation_candidates/explain': AC + '/explain?resources=VCPU:1',
     '/usages': '/usages?project_id=' + PROJECT,
     '/reshaper': '/reshaper',
 }

@@ -1,31 +1,70 @@
-"""Handlers: GET /allocation_candidates."""
+"""Handlers: GET /allocation_candidates and its explanation."""
 import contextlib
 import gc
+import logging
 
 from placement import microversion
 from placement import microversions
 from placement import query
 from placement import util
 from placement.objects import allocation_candidate
+from placement.objects import explain
 from placement.schemas import allocation_candidate as schema
+
+LOG = logging.getLogger(__name__)
 
 
 @util.handler
 @microversion.since(microversions.ALLOCATION_CANDIDATES)
 def list_allocation_candidates(req):
-    ctx = util.context(req)
-    ctx.can('placement:allocation_candidates:list')
-    version = microversion.get(req)
-    util.validate_query(req, schema.QUERY.at(version))
-    parsed = query.parse_candidate_query(req.GET, version)
+    ctx, version, parsed = _parse(req, 'placement:allocation_candidates:list')
     with _collection_paused():
         with ctx.database.reader() as conn:
             result = allocation_candidate.list_candidates(
                 conn, parsed, version, ctx.config.placement)
+            if (not result.candidates
+                    and ctx.config.placement.explain_empty_results):
+                _log_explanation(ctx, conn, parsed, version, result)
         return util.json_response(req, {
             'allocation_requests': _allocation_requests(result, version),
             'provider_summaries': _summaries(result, version),
         })
+
+
+@util.handler
+@microversion.since(microversions.ALLOCATION_CANDIDATES)
+def explain_allocation_candidates(req):
+    ctx, version, parsed = _parse(req,
+                                  'placement:allocation_candidates:explain')
+    with ctx.database.reader() as conn:
+        body = explain.explain(conn, parsed, version, ctx.config.placement)
+    return util.json_response(req, body)
+
+
+def _parse(req, rule):
+    """Policy, then the query as GET /allocation_candidates takes it:
+    (context, microversion, parsed CandidateQuery)."""
+    ctx = util.context(req)
+    ctx.can(rule)
+    version = microversion.get(req)
+    util.validate_query(req, schema.QUERY.at(version))
+    return ctx, version, query.parse_candidate_query(req.GET, version)
+
+
+def _log_explanation(ctx, conn, parsed, version, result):
+    """Say at INFO why a query found nothing, under both request ids, so
+    that a NoValidHost in nova's log leads straight to the reason."""
+    try:
+        summary = explain.explain(conn, parsed, version,
+                                  ctx.config.placement, result)['summary']
+    except Exception:
+        # A diagnostic must never turn the answer into an error.
+        LOG.exception('could not explain the empty allocation candidates '
+                      'of request %s', ctx.request_id)
+        return
+    LOG.info('no allocation candidates: request_id: %s '
+             'global_request_id: %s: %s', ctx.request_id,
+             ctx.global_request_id or '-', summary)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,504 @@
+"""Why GET /allocation_candidates answers what it does: a counting funnel.
+
+Every rule of a request group becomes a ``Check``.  The facts - which
+provider fails which check, and by how much - are read in a few bulk
+statements built from the same ``provider_filter`` conditions the
+candidates engine uses (``gather``).  Everything after that is pure
+(``explain_facts``): per group, the providers are run through the checks
+in order and each is counted at the first check it fails; whole trees are
+then run through the rules that span groups (every group served in the
+tree, ``root_required``, and the combining of groups by the engine:
+isolation, ``same_subtree``, capacity summed across groups, traits spread
+over several providers).  Providers failing exactly one check are the
+``nearest`` misses.
+
+The number of candidates always comes from the engine itself
+(``allocation_candidate.list_candidates``), never from this module.
+"""
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement import query as query_mod
+from placement import tables
+from placement.objects import allocation_candidate
+from placement.objects import provider_filter
+
+RP = tables.resource_providers
+INV = tables.inventories
+RPT = tables.resource_provider_traits
+RPA = tables.resource_provider_aggregates
+
+SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+NEAREST = 5
+# Check kinds that decide whether a provider may serve the unsuffixed group
+# at all (the others say which of its classes and traits it brings).
+_FILTER_KINDS = frozenset(
+    ('in_tree', 'member_of', 'forbidden_aggregates', 'forbidden_trait'))
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """One rule of a request group, in evaluation order.
+
+    ``kind`` is one of in_tree, member_of, forbidden_aggregates, trait,
+    forbidden_trait, inventory, units, capacity; ``label`` names it as the
+    query string does; ``names`` holds the aggregate UUIDs or trait names
+    it is about, ``rc``/``amount`` are set for the resource kinds.
+    """
+    kind: str
+    label: str
+    names: frozenset = frozenset()
+    rc: str = None
+    amount: int = None
+
+
+@dataclasses.dataclass
+class Provider:
+    """Facts about one provider: ``failures`` is, per group suffix,
+    {check index: detail} of the checks of that group it fails."""
+    id: int
+    uuid: str
+    name: str
+    root: int
+    failures: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Facts:
+    """What ``explain_facts`` needs: the checks per group, the providers
+    by id, the sharing providers serving each tree {root: {rp, ...}},
+    the roots failing ``root_required`` and the roots holding at least one
+    candidate (None when the engine's answer was cut by a limit)."""
+    checks: dict
+    providers: dict
+    sharing: dict
+    root_failures: frozenset
+    root_check: str
+    candidate_roots: frozenset
+    spanning: str
+
+
+# -- the checks of a request ---------------------------------------------
+
+def _list_label(prefix, names):
+    """``member_of=in:A,B`` style: ``in:`` only for more than one name."""
+    names = sorted(names)
+    return prefix + ('in:' if len(names) > 1 else '') + ','.join(names)
+
+
+def group_checks(group):
+    """The Checks of one query.RequestGroup, in evaluation order: tree,
+    aggregates, traits, then each resource class's inventory, units and
+    capacity."""
+    checks = []
+    if group.in_tree:
+        checks.append(Check('in_tree', 'in_tree=' + group.in_tree))
+    for any_of in group.member_of.required:
+        checks.append(Check('member_of', _list_label('member_of=', any_of),
+                            any_of))
+    if group.member_of.forbidden:
+        checks.append(Check('forbidden_aggregates', _list_label(
+            'member_of=!', group.member_of.forbidden),
+            group.member_of.forbidden))
+    for any_of in group.traits.required:
+        checks.append(Check('trait', _list_label('required=', any_of),
+                            any_of))
+    for name in sorted(group.traits.forbidden):
+        checks.append(Check('forbidden_trait', 'required=!' + name,
+                            frozenset([name])))
+    for rc, amount in group.resources.items():
+        request = 'resources=%s:%d' % (rc, amount)
+        for kind, what in (('inventory', 'inventory'),
+                           ('units', 'min_unit, max_unit, step_size'),
+                           ('capacity', 'capacity')):
+            checks.append(Check(kind, '%s (%s)' % (request, what),
+                                rc=rc, amount=amount))
+    return checks
+
+
+# -- reading the facts ------------------------------------------------------
+
+def gather(conn, query, version, conf, candidates=None):
+    """Facts about every provider for the parsed CandidateQuery.
+
+    ``candidates`` is the engine's Result for the same query when the
+    caller already has it (the empty answer of GET /allocation_candidates);
+    otherwise the engine is asked here.  Returns (Facts, number of
+    candidates).
+    """
+    if candidates is None:
+        candidates = allocation_candidate.list_candidates(
+            conn, query, version, conf)
+    count = len(candidates.candidates)
+    names = {SHARING_TRAIT} | query.root_required.names()
+    for group in query.groups.values():
+        names |= group.traits.names()
+    trait_ids = provider_filter.resolve_traits(conn, names)
+    agg_ids = provider_filter.resolve_aggregates(
+        conn, {uuid for group in query.groups.values()
+               for uuids in group.member_of.required
+               + (group.member_of.forbidden,) for uuid in uuids})
+
+    checks = {suffix: group_checks(group)
+              for suffix, group in query.groups.items()}
+    columns = []       # (suffix, check index, SQL condition a provider meets)
+    for suffix, group in query.groups.items():
+        for index, check in enumerate(checks[suffix]):
+            clause = _filter_clause(conn, group, check, trait_ids, agg_ids)
+            if clause is not None:
+                columns.append((suffix, index, clause))
+    root_clause = sa.true()
+    if query.root_required:
+        root_clause = provider_filter.traits_clause(
+            RP.c.root_provider_id, *provider_filter.trait_id_filter(
+                query.root_required, trait_ids))
+    stmt = sa.select(
+        RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
+        sa.case((root_clause, 1), else_=0),
+        *(sa.case((clause, 1), else_=0) for _, _, clause in columns))
+    providers = {}
+    root_failures = set()
+    for row in conn.execute(stmt):
+        rp = Provider(row[0], row[1], row[2], row[3],
+                      {suffix: {} for suffix in checks})
+        providers[rp.id] = rp
+        if not row[4]:
+            root_failures.add(rp.root)
+        for (suffix, index, _), passed in zip(columns, row[5:]):
+            if not passed:
+                rp.failures[suffix][index] = None
+    _resource_facts(conn, checks, providers)
+
+    candidate_roots = None
+    complete = ((query.limit is None or count < query.limit)
+                and (conf.max_allocation_candidates <= 0
+                     or count < conf.max_allocation_candidates))
+    if complete:
+        by_uuid = {rp.uuid: rp.root for rp in providers.values()}
+        candidate_roots = frozenset(
+            by_uuid[uuid] for _, _, uuid in candidates.providers.values()
+            if uuid in by_uuid)
+    facts = Facts(checks, providers, _sharing(conn, trait_ids[SHARING_TRAIT]),
+                  frozenset(root_failures),
+                  _root_label(query.root_required), candidate_roots,
+                  _spanning_label(query))
+    return facts, count
+
+
+def _filter_clause(conn, group, check, trait_ids, agg_ids):
+    """The condition a provider meets to pass a non-resource check (None
+    for resource checks, read by ``_resource_facts``)."""
+    spread = group.suffix == ''
+    if check.kind == 'in_tree':
+        return provider_filter.in_tree_clause(
+            RP.c.root_provider_id,
+            provider_filter.root_of(conn, group.in_tree))
+    if check.kind in ('member_of', 'forbidden_aggregates'):
+        agg_filter = (
+            query_mod.AggregateFilter(required=(check.names,))
+            if check.kind == 'member_of'
+            else query_mod.AggregateFilter(forbidden=check.names))
+        # The unsuffixed group also accepts the aggregates of the root,
+        # as the engine does.
+        return provider_filter.member_of_clause(
+            RP.c.id, agg_filter, agg_ids,
+            root_id=RP.c.root_provider_id if spread else None)
+    ids = frozenset(trait_ids[name] for name in check.names)
+    if check.kind == 'trait':
+        return provider_filter.traits_clause(RP.c.id, (ids,), ())
+    if check.kind == 'forbidden_trait':
+        return provider_filter.traits_clause(RP.c.id, (), ids)
+    return None
+
+
+def _resource_facts(conn, checks, providers):
+    """Mark the inventory, units and capacity failures, with details."""
+    rc_ids = provider_filter.resolve_resource_classes(
+        conn, {check.rc for group in checks.values() for check in group
+               if check.rc})
+    usage = provider_filter.usage_subquery()
+    free = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
+            - sa.func.coalesce(usage.c.used, 0))
+    rows = {}
+    for rc, amount in {(check.rc, check.amount) for group in checks.values()
+                       for check in group if check.kind == 'capacity'}:
+        stmt = (sa.select(
+            INV.c.resource_provider_id,
+            sa.case((provider_filter.units_clause(INV, amount), 1), else_=0),
+            sa.case((provider_filter.room_clause(INV, usage.c.used, amount),
+                     1), else_=0),
+            free, INV.c.min_unit, INV.c.max_unit, INV.c.step_size)
+            .select_from(INV.outerjoin(usage, sa.and_(
+                usage.c.resource_provider_id == INV.c.resource_provider_id,
+                usage.c.resource_class_id == INV.c.resource_class_id)))
+            .where(INV.c.resource_class_id == rc_ids[rc]))
+        rows[(rc, amount)] = {row[0]: row[1:] for row in conn.execute(stmt)}
+    for suffix, group in checks.items():
+        for index, check in enumerate(group):
+            if check.rc is None:
+                continue
+            found = rows[(check.rc, check.amount)]
+            for rp in providers.values():
+                detail = _resource_failure(check, found.get(rp.id))
+                if detail is not None:
+                    rp.failures[suffix][index] = detail
+
+
+def _resource_failure(check, row):
+    """The detail of a failed resource check, or None when it passes."""
+    if check.kind == 'inventory':
+        return None if row else '%s: no inventory' % check.rc
+    if row is None:
+        return None     # counted at the inventory check
+    units_ok, room_ok, free, min_unit, max_unit, step = row
+    if check.kind == 'units':
+        if units_ok:
+            return None
+        return '%s: %d requested, min_unit %d, max_unit %d, step_size %d' % (
+            check.rc, check.amount, min_unit, max_unit, step)
+    if room_ok:
+        return None
+    return Shortfall(check.rc, check.amount, max(int(free), 0))
+
+
+@dataclasses.dataclass(frozen=True)
+class Shortfall:
+    """A capacity failure: what is free against what was requested."""
+    rc: str
+    requested: int
+    free: int
+
+    def __str__(self):
+        return '%s: %d free, %d requested' % (self.rc, self.free,
+                                              self.requested)
+
+
+def _sharing(conn, sharing_trait):
+    """{root: {sharing provider ids serving that tree}}: a sharing provider
+    serves every tree with a provider in one of its aggregates."""
+    member = RP.alias('member')
+    mine = RPA.alias('mine')
+    theirs = RPA.alias('theirs')
+    stmt = (sa.select(member.c.root_provider_id, RPT.c.resource_provider_id)
+            .select_from(
+                RPT.join(mine, mine.c.resource_provider_id
+                         == RPT.c.resource_provider_id)
+                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+                .join(member, member.c.id == theirs.c.resource_provider_id))
+            .where(RPT.c.trait_id == sharing_trait)
+            .distinct())
+    served = {}
+    for root, rp in conn.execute(stmt):
+        served.setdefault(root, set()).add(rp)
+    return served
+
+
+def _root_label(root_required):
+    if not root_required:
+        return None
+    names = sorted(name for any_of in root_required.required
+                   for name in any_of)
+    names += sorted('!' + name for name in root_required.forbidden)
+    return 'root_required=' + ','.join(names)
+
+
+def _spanning_label(query):
+    """Names of the rules the engine applies when it combines groups."""
+    rules = []
+    if query.group_policy == 'isolate':
+        rules.append('group_policy=isolate')
+    rules += ['same_subtree=' + ','.join(suffixes)
+              for suffixes in query.same_subtree]
+    if len(query.groups) > 1:
+        rules.append('capacity summed across groups')
+    if any(len(group.traits.required) and not group.suffix
+           for group in query.groups.values()):
+        rules.append('required traits over the providers used')
+    rules.append('one provider per resource class and group')
+    return 'combining groups (%s)' % ', '.join(rules)
+
+
+# -- the pure part ---------------------------------------------------------
+
+def funnel(checks, providers, suffix):
+    """Steps of one group: each provider is counted at the first check it
+    fails.  Returns (steps, {provider id: index of its first failure})."""
+    removed = [0] * len(checks)
+    first = {}
+    for rp in providers.values():
+        failures = rp.failures[suffix]
+        if failures:
+            index = min(failures)
+            removed[index] += 1
+            first[rp.id] = index
+    remaining = len(providers)
+    steps = []
+    for check, count in zip(checks, removed):
+        remaining -= count
+        steps.append({'check': check.label, 'removed': count,
+                      'remaining': remaining})
+    return steps, first
+
+
+def tree_serves(checks, pool, suffix):
+    """Whether the providers ``pool`` (a tree plus the sharing providers
+    serving it) can serve the group ``suffix``.
+
+    A suffixed group needs one provider passing every check.  The
+    unsuffixed group may spread: among the providers passing its filters,
+    each resource class and each required trait needs one provider."""
+    if suffix:
+        return any(not rp.failures[suffix] for rp in pool)
+    eligible = [rp for rp in pool if not any(
+        checks[index].kind in _FILTER_KINDS
+        for index in rp.failures[suffix])]
+    needs = {}
+    for index, check in enumerate(checks):
+        if check.kind in _FILTER_KINDS:
+            continue
+        # A class needs its inventory, units and capacity on one provider.
+        needs.setdefault(check.rc or check.label, []).append(index)
+    if not needs:
+        return bool(eligible)
+    return all(any(not set(indexes) & rp.failures[suffix].keys()
+                   for rp in eligible) for indexes in needs.values())
+
+
+def combination(facts):
+    """The steps over whole trees of the rules spanning groups; also
+    returns the roots left at the end."""
+    trees = {}
+    for rp in facts.providers.values():
+        trees.setdefault(rp.root, []).append(rp)
+    remaining = set(trees)
+    steps = []
+
+    def step(label, keep):
+        nonlocal remaining
+        left = {root for root in remaining if keep(root)}
+        steps.append({'check': label, 'removed': len(remaining) - len(left),
+                      'remaining': len(left)})
+        remaining = left
+
+    for suffix, checks in facts.checks.items():
+        def serves(root, suffix=suffix, checks=checks):
+            pool = trees[root] + [
+                facts.providers[rp] for rp in facts.sharing.get(root, ())
+                if facts.providers[rp].root != root]
+            return tree_serves(checks, pool, suffix)
+        step("group '%s' served in the tree" % suffix, serves)
+    if facts.root_check:
+        step(facts.root_check, lambda root: root not in facts.root_failures)
+    if facts.candidate_roots is not None:
+        step(facts.spanning, lambda root: root in facts.candidate_roots)
+    return {'considered': len(trees), 'steps': steps}, remaining
+
+
+def nearest(facts):
+    """Up to NEAREST providers failing exactly one check of a group, the
+    smallest capacity shortfalls first."""
+    misses = []
+    for rp in facts.providers.values():
+        for suffix, failures in rp.failures.items():
+            if len(failures) != 1:
+                continue
+            (index, detail), = failures.items()
+            check = facts.checks[suffix][index]
+            if isinstance(detail, Shortfall):
+                rank = (detail.requested - detail.free) / detail.requested
+            else:
+                rank = 1.0
+            misses.append((rank, rp.name, suffix, {
+                'uuid': rp.uuid, 'name': rp.name, 'group': suffix,
+                'check': check.label,
+                'detail': str(detail) if detail is not None
+                else _miss_text(check)}))
+            break
+    misses.sort(key=lambda item: item[:3])
+    return [item[3] for item in misses[:NEAREST]]
+
+
+def _miss_text(check):
+    """What a provider lacks for a non-resource check."""
+    return {
+        'in_tree': 'outside the tree',
+        'member_of': 'not in the aggregate(s)',
+        'forbidden_aggregates': 'in a forbidden aggregate',
+        'trait': 'lacks the trait(s)',
+        'forbidden_trait': 'has the forbidden trait',
+    }[check.kind] + ' (%s)' % check.label
+
+
+def _reason(check, count, failing):
+    """One clause of the summary: ``count`` providers removed by ``check``;
+    ``failing`` are the details of their failures of it."""
+    n = _number(count)
+    names = ', '.join(sorted(check.names))
+    if check.kind == 'capacity':
+        return '%s lack capacity for %s (largest free %d, requested %d)' % (
+            n, check.rc, max(detail.free for detail in failing),
+            check.amount)
+    if check.kind == 'inventory':
+        return '%s have no %s inventory' % (n, check.rc)
+    if check.kind == 'units':
+        return ('%s cannot take %s:%d in one allocation (min_unit, '
+                'max_unit, step_size)' % (n, check.rc, check.amount))
+    if check.kind == 'in_tree':
+        return '%s are outside the tree of %s' % (n, check.label[8:])
+    if check.kind == 'member_of':
+        return '%s are in none of the aggregates %s' % (n, names)
+    if check.kind == 'forbidden_aggregates':
+        return '%s are in a forbidden aggregate of %s' % (n, names)
+    if check.kind == 'forbidden_trait':
+        return '%s have the forbidden trait %s' % (n, names)
+    if len(check.names) == 1:
+        return '%s lack the required trait %s' % (n, names)
+    return '%s have none of the traits %s' % (n, names)
+
+
+def _number(count):
+    return '{:,}'.format(count)
+
+
+def explain_facts(facts, candidates):
+    """The JSON body of GET /allocation_candidates/explain from Facts and
+    the engine's number of candidates."""
+    groups = []
+    reasons = []
+    for suffix, checks in facts.checks.items():
+        steps, first = funnel(checks, facts.providers, suffix)
+        groups.append({'suffix': suffix, 'considered': len(facts.providers),
+                       'steps': steps})
+        clauses = []
+        for index, (check, step) in enumerate(zip(checks, steps)):
+            if step['removed']:
+                failing = [facts.providers[rp].failures[suffix][index]
+                           for rp, at in first.items() if at == index]
+                clauses.append(_reason(check, step['removed'], failing))
+        if clauses:
+            prefix = '' if len(facts.checks) == 1 else (
+                "in group '%s', " % suffix)
+            reasons.append(prefix + '; '.join(clauses))
+    combined, roots = combination(facts)
+    # One group over providers that are each a tree of their own, without
+    # sharing: speak of providers, the group's steps said everything.
+    flat = (combined['considered'] == len(facts.providers)
+            and len(facts.checks) == 1 and not facts.sharing)
+    unit = 'resource providers' if flat else 'provider trees'
+    head = '%s of %s %s can satisfy the request' % (
+        _number(len(roots)), _number(combined['considered']), unit)
+    for step in combined['steps']:
+        if step['removed'] and not (flat and step['check'].startswith(
+                'group ')):
+            reasons.append('%s %s removed by %s' % (
+                _number(step['removed']), unit.split()[-1], step['check']))
+    summary = head + (': ' + '; '.join(reasons) if reasons else '') + '.'
+    return {'candidates': candidates, 'summary': summary, 'groups': groups,
+            'combination': combined, 'nearest': nearest(facts)}
+
+
+def explain(conn, query, version, conf, candidates=None):
+    """The explanation of a parsed CandidateQuery (see ``gather``)."""
+    facts, count = gather(conn, query, version, conf, candidates)
+    return explain_facts(facts, count)

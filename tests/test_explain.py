@@ -1,0 +1,302 @@
+"""GET /allocation_candidates/explain over real HTTP, on rows written
+straight into the database (the World of test_allocation_candidates).
+
+Each rule has a data set where it alone removes providers, and the counts
+and nearest misses are checked exactly.  A hypothesis property test checks
+on small random trees that every provider is counted at a check it really
+fails, that the providers left after a step pass every check so far, and
+that ``candidates`` is the length of the real answer.
+"""
+import re
+import tempfile
+import uuid as uuidlib
+
+import httpx
+import pytest
+
+import conftest
+from test_allocation_candidates import (  # noqa: F401 (fixtures)
+    SHARING, w, world)
+
+PATH = '/allocation_candidates/explain'
+
+
+def explain(client, version='1.39', **params):
+    response = client.get(PATH, params=params, headers=conftest.version(
+        version))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def steps(body, suffix=''):
+    """{check: (removed, remaining)} of one group."""
+    group, = [g for g in body['groups'] if g['suffix'] == suffix]
+    return {step['check']: (step['removed'], step['remaining'])
+            for step in group['steps']}
+
+
+def combined(body):
+    return {step['check']: (step['removed'], step['remaining'])
+            for step in body['combination']['steps']}
+
+
+# -- one rule at a time ------------------------------------------------------
+
+def test_capacity_names_the_nearest_and_the_largest_free(client, w):
+    for index, used in enumerate([5, 6, 7, 0]):
+        w.add('cn%d' % index, inventory={'VCPU': 8}, used={'VCPU': used})
+    body = explain(client, resources='VCPU:4')
+    assert body['candidates'] == 1
+    assert steps(body) == {
+        'resources=VCPU:4 (inventory)': (0, 4),
+        'resources=VCPU:4 (min_unit, max_unit, step_size)': (0, 4),
+        'resources=VCPU:4 (capacity)': (3, 1)}
+    assert body['groups'][0]['considered'] == 4
+    assert body['summary'] == (
+        '1 of 4 resource providers can satisfy the request: 3 lack capacity '
+        'for VCPU (largest free 3, requested 4).')
+    assert [(n['name'], n['check'], n['detail']) for n in body['nearest']] \
+        == [('cn0', 'resources=VCPU:4 (capacity)', 'VCPU: 3 free, 4 requested'),
+            ('cn1', 'resources=VCPU:4 (capacity)', 'VCPU: 2 free, 4 requested'),
+            ('cn2', 'resources=VCPU:4 (capacity)', 'VCPU: 1 free, 4 requested')]
+    assert body['nearest'][0]['uuid'] == w.uuid('cn0')
+    assert body['nearest'][0]['group'] == ''
+
+
+def test_inventory_and_units(client, w):
+    w.add('disk', inventory={'DISK_GB': 100})
+    w.add('small', inventory={'VCPU': {'total': 8, 'max_unit': 2}})
+    w.add('steps', inventory={'VCPU': {'total': 8, 'step_size': 3}})
+    w.add('fine', inventory={'VCPU': 8})
+    body = explain(client, resources='VCPU:4')
+    assert body['candidates'] == 1
+    assert steps(body) == {
+        'resources=VCPU:4 (inventory)': (1, 3),
+        'resources=VCPU:4 (min_unit, max_unit, step_size)': (2, 1),
+        'resources=VCPU:4 (capacity)': (0, 1)}
+    assert body['summary'] == (
+        '1 of 4 resource providers can satisfy the request: 1 have no VCPU '
+        'inventory; 2 cannot take VCPU:4 in one allocation (min_unit, '
+        'max_unit, step_size).')
+    details = {n['name']: n['detail'] for n in body['nearest']}
+    assert details == {
+        'disk': 'VCPU: no inventory',
+        'small': 'VCPU: 4 requested, min_unit 1, max_unit 2, step_size 1',
+        'steps': 'VCPU: 4 requested, min_unit 1, max_unit 8, step_size 3'}
+
+
+def test_required_forbidden_and_any_of_traits(client, w):
+    w.add('avx', inventory={'VCPU': 8}, traits={'HW_CPU_X86_AVX2'})
+    w.add('plain', inventory={'VCPU': 8})
+    w.add('sse', inventory={'VCPU': 8}, traits={'HW_CPU_X86_SSE',
+                                                'HW_CPU_X86_AVX2'})
+    body = explain(client, resources='VCPU:1', required='HW_CPU_X86_AVX2')
+    assert steps(body)['required=HW_CPU_X86_AVX2'] == (1, 2)
+    assert body['candidates'] == 2
+    assert body['summary'] == (
+        '2 of 3 resource providers can satisfy the request: 1 lack the '
+        'required trait HW_CPU_X86_AVX2.')
+    assert [(n['name'], n['detail']) for n in body['nearest']] == [
+        ('plain', 'lacks the trait(s) (required=HW_CPU_X86_AVX2)')]
+    body = explain(client, resources='VCPU:1', required='!HW_CPU_X86_SSE')
+    assert steps(body)['required=!HW_CPU_X86_SSE'] == (1, 2)
+    assert '1 have the forbidden trait HW_CPU_X86_SSE' in body['summary']
+    body = explain(client, resources='VCPU:1',
+                   required='in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2')
+    assert steps(body)['required=in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2'] == (2, 1)
+    assert body['candidates'] == 1
+    assert ('2 have none of the traits HW_CPU_X86_SSE, HW_CPU_X86_SSE2'
+            in body['summary'])
+
+
+def test_member_of_and_forbidden_aggregates(client, w):
+    w.add('in_a', inventory={'VCPU': 8}, aggs={'A'})
+    w.add('in_b', inventory={'VCPU': 8}, aggs={'B'})
+    w.add('none', inventory={'VCPU': 8})
+    agg_a = w.aggs['A'][1]
+    agg_b = w.aggs['B'][1]
+    body = explain(client, resources='VCPU:1', member_of=agg_a)
+    assert steps(body)['member_of=' + agg_a] == (2, 1)
+    assert body['candidates'] == 1
+    body = explain(client, resources='VCPU:1',
+                   member_of='in:%s,%s' % (agg_a, agg_b))
+    assert steps(body)['member_of=in:%s' % ','.join(
+        sorted([agg_a, agg_b]))] == (1, 2)
+    body = explain(client, resources='VCPU:1', member_of='!' + agg_b)
+    assert steps(body)['member_of=!' + agg_b] == (1, 2)
+    assert body['candidates'] == 2
+    assert ('1 are in a forbidden aggregate of %s' % agg_b
+            in body['summary'])
+
+
+def test_in_tree(client, w):
+    w.add('cn1', inventory={'VCPU': 8})
+    w.add('cn1_numa', parent='cn1', inventory={'VCPU': 8})
+    w.add('cn2', inventory={'VCPU': 8})
+    body = explain(client, resources='VCPU:1', in_tree=w.uuid('cn1'))
+    assert steps(body)['in_tree=' + w.uuid('cn1')] == (1, 2)
+    assert body['candidates'] == 2
+    # Trees: cn2's tree is not served.
+    assert body['combination']['considered'] == 2
+    assert combined(body)["group '' served in the tree"] == (1, 1)
+    assert body['summary'].startswith(
+        '1 of 2 provider trees can satisfy the request: 1 are outside the '
+        'tree of %s;' % w.uuid('cn1'))
+
+
+# -- rules spanning groups --------------------------------------------------
+
+def test_isolate_removes_trees_the_groups_alone_allow(client, w):
+    w.add('cn1', inventory={'VCPU': 8})
+    w.add('cn2', inventory={'VCPU': 8})
+    w.add('cn2_child', parent='cn2', inventory={'VCPU': 8})
+    params = {'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}
+    body = explain(client, group_policy='isolate', **params)
+    assert body['candidates'] == 2
+    assert [g['suffix'] for g in body['groups']] == ['1', '2']
+    assert steps(body, '1')['resources=VCPU:1 (capacity)'] == (0, 3)
+    spanning = ('combining groups (group_policy=isolate, capacity summed '
+                'across groups, one provider per resource class and group)')
+    assert combined(body) == {
+        "group '1' served in the tree": (0, 2),
+        "group '2' served in the tree": (0, 2),
+        spanning: (1, 1)}
+    assert body['summary'] == (
+        '1 of 2 provider trees can satisfy the request: 1 trees removed by '
+        + spanning + '.')
+    body = explain(client, group_policy='none', **params)
+    assert combined(body)[spanning.replace(
+        'group_policy=isolate, ', '')] == (0, 2)
+
+
+def test_summed_capacity_same_subtree_and_root_required(client, w):
+    w.add('cn1', inventory={'VCPU': 3}, traits={'CUSTOM_ROOT'})
+    w.add('cn2', traits={'CUSTOM_ROOT'})
+    w.add('cn2_a', parent='cn2', inventory={'VCPU': 8})
+    w.add('cn2_b', parent='cn2', inventory={'VCPU': 8})
+    w.add('cn3', inventory={'VCPU': 8})
+    with w.engine.begin() as conn:
+        w._trait(conn, 'CUSTOM_ROOT')
+    # Two groups of 2 VCPU fit each provider of cn1 alone, not together.
+    body = explain(client, resources1='VCPU:2', resources2='VCPU:2',
+                   group_policy='none', root_required='CUSTOM_ROOT')
+    assert combined(body)['root_required=CUSTOM_ROOT'] == (1, 2)
+    assert body['candidates'] == 4
+    spanning = [c for c in combined(body) if c.startswith('combining')]
+    assert combined(body)[spanning[0]] == (1, 1)
+    # same_subtree: two children of cn2 are siblings, not one subtree.
+    body = explain(client, resources_A='VCPU:1', resources_B='VCPU:1',
+                   same_subtree='_A,_B', group_policy='isolate',
+                   in_tree_A=w.uuid('cn2'), in_tree_B=w.uuid('cn2'))
+    assert body['candidates'] == 0
+    spanning, = [c for c in combined(body) if c.startswith('combining')]
+    assert 'same_subtree=_A,_B' in spanning
+    assert combined(body)[spanning] == (1, 0)
+
+
+def test_sharing_provider_serves_a_tree(client, w):
+    w.add('cn1', inventory={'VCPU': 8}, aggs={'A'})
+    w.add('cn2', inventory={'VCPU': 8})
+    w.add('ss', inventory={'DISK_GB': 100}, traits={SHARING}, aggs={'A'})
+    body = explain(client, resources='VCPU:1,DISK_GB:10')
+    assert body['candidates'] == 1
+    assert body['combination']['considered'] == 3
+    # cn1 draws disk from ss; cn2 and ss's own tree cannot serve the group.
+    assert combined(body)["group '' served in the tree"] == (2, 1)
+    assert body['summary'].startswith('1 of 3 provider trees')
+
+
+# -- the same query rules as GET /allocation_candidates ----------------------
+
+@pytest.mark.parametrize('version,params', [
+    ('1.39', {}),
+    ('1.39', {'resources': 'VCPU:x'}),
+    ('1.39', {'resources': 'VCPU:1', 'required': 'CUSTOM_NOPE'}),
+    ('1.39', {'resources': 'NOPE:1'}),
+    ('1.39', {'resources': 'VCPU:1', 'bogus': '1'}),
+    ('1.39', {'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}),
+    ('1.39', {'resources': 'VCPU:1', 'limit': '0'}),
+    ('1.16', {'resources': 'VCPU:1', 'required': 'HW_CPU_X86_AVX2'}),
+    ('1.20', {'resources': 'VCPU:1', 'member_of': str(uuidlib.uuid4())}),
+    ('1.38', {'resources': 'VCPU:1', 'required': 'in:A,B'}),
+])
+def test_bad_queries_answer_as_the_list_does(client, version, params):
+    listed = client.get('/allocation_candidates', params=params,
+                        headers=conftest.version(version))
+    explained = client.get(PATH, params=params,
+                           headers=conftest.version(version))
+    assert listed.status_code == explained.status_code == 400
+    strip = re.compile(r'req-[0-9a-f-]+')
+    assert strip.sub('', explained.text) == strip.sub('', listed.text)
+
+
+def test_microversion_and_policy(client, w):
+    w.add('cn', inventory={'VCPU': 8})
+    response = client.get(PATH, params={'resources': 'VCPU:1'},
+                          headers=conftest.version('1.9'))
+    assert response.status_code == 404
+    body = explain(client, version='1.10', resources='VCPU:1')
+    assert body['candidates'] == 1
+    response = client.get(PATH, params={'resources': 'VCPU:1'},
+                          headers={'x-auth-token': 'nova',
+                                   'x-roles': 'service'})
+    assert response.status_code == 403
+    assert 'placement:allocation_candidates:explain' in response.text
+    # The list itself stays open to services.
+    response = client.get('/allocation_candidates',
+                          params={'resources': 'VCPU:1'},
+                          headers={'x-auth-token': 'nova',
+                                   'x-roles': 'service'})
+    assert response.status_code == 200
+
+
+def test_limit_counts_as_the_list(client, w):
+    for index in range(3):
+        w.add('cn%d' % index, inventory={'VCPU': 8})
+    body = explain(client, resources='VCPU:1', limit='2')
+    assert body['candidates'] == 2
+    # The answer was cut: the engine's combining step cannot be counted.
+    assert not [c for c in combined(body) if c.startswith('combining')]
+    assert body['summary'] == (
+        '3 of 3 resource providers can satisfy the request.')
+
+
+# -- the empty answer explains itself in the log ------------------------------
+
+def test_empty_answer_is_explained_in_the_log(server, client, w):
+    w.add('cn', inventory={'VCPU': 8}, used={'VCPU': 6})
+    global_id = 'req-' + str(uuidlib.uuid4())
+    listed = client.get('/allocation_candidates',
+                        params={'resources': 'VCPU:4'},
+                        headers={'x-openstack-request-id': global_id})
+    assert listed.json() == {'allocation_requests': [],
+                             'provider_summaries': {}}
+    local_id = listed.headers['openstack-request-id']
+    line, = [line for line in server.log().splitlines()
+             if local_id in line and 'no allocation candidates' in line]
+    assert ' INFO placement.handlers.allocation_candidate ' in line
+    assert line.endswith(
+        'request_id: %s global_request_id: %s: 0 of 1 resource providers '
+        'can satisfy the request: 1 lack capacity for VCPU (largest free 2, '
+        'requested 4).' % (local_id, global_id))
+    found = client.get('/allocation_candidates',
+                       params={'resources': 'VCPU:1'})
+    assert not [line for line in server.log().splitlines()
+                if found.headers['openstack-request-id'] in line
+                and 'no allocation candidates' in line]
+
+
+def test_explain_empty_results_turned_off(database, world):
+    workdir = tempfile.mkdtemp(prefix='explain-', dir=database.workdir)
+    conftest.write_config(workdir, database.url,
+                          '[placement]\nexplain_empty_results = False\n')
+    server = conftest.Server(workdir)
+    try:
+        response = httpx.get(server.url + '/allocation_candidates',
+                             params={'resources': 'VCPU:100000'},
+                             headers=conftest.ADMIN_HEADERS)
+        assert response.status_code == 200
+        assert response.json()['allocation_requests'] == []
+        assert 'no allocation candidates' not in server.log()
+    finally:
+        server.stop()
