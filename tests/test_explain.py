@@ -12,11 +12,19 @@ import tempfile
 import uuid as uuidlib
 
 import httpx
+import types
+
+import hypothesis
+from hypothesis import strategies as st
 import pytest
+import webob.multidict
 
 import conftest
+from placement import microversion
+from placement import query
+from placement.objects import explain as explain_mod
 from test_allocation_candidates import (  # noqa: F401 (fixtures)
-    SHARING, w, world)
+    SHARING, TRAITS, get, group_st, provider_st, w, world)
 
 PATH = '/allocation_candidates/explain'
 
@@ -204,6 +212,116 @@ def test_sharing_provider_serves_a_tree(client, w):
     # cn1 draws disk from ss; cn2 and ss's own tree cannot serve the group.
     assert combined(body)["group '' served in the tree"] == (2, 1)
     assert body['summary'].startswith('1 of 3 provider trees')
+
+
+# -- property test: the funnel against an oracle written from the rows -------
+
+NO_AGGREGATE = '00000000-0000-4000-8000-000000000000'
+ENGINE_DEFAULTS = types.SimpleNamespace(
+    max_allocation_candidates=-1, randomize_allocation_candidates=False,
+    allocation_candidates_generation_strategy='depth-first')
+
+
+def oracle_fails(world, info, check, suffix):
+    """Whether the provider ``info`` fails ``check``, from World's mirror
+    of the rows alone."""
+    if check.kind in ('member_of', 'forbidden_aggregates'):
+        uuids = {world.aggs[name][1] for name in info['aggs']}
+        if suffix == '':
+            # The unsuffixed group also takes the root's aggregates.
+            root, = [p for p in world.providers.values()
+                     if p['id'] == info['root']]
+            uuids |= {world.aggs[name][1] for name in root['aggs']}
+        member = bool(uuids & check.names)
+        return not member if check.kind == 'member_of' else member
+    if check.kind == 'trait':
+        return not info['traits'] & check.names
+    if check.kind == 'forbidden_trait':
+        return bool(info['traits'] & check.names)
+    inv = info['inventory'].get(check.rc)
+    if check.kind == 'inventory' or inv is None:
+        # Without inventory every resource check of the class fails.
+        return inv is None
+    if check.kind == 'units':
+        return not (inv['min_unit'] <= check.amount <= inv['max_unit']
+                    and check.amount % inv['step_size'] == 0)
+    capacity = (inv['total'] - inv['reserved']) * inv['allocation_ratio']
+    return info['used'].get(check.rc, 0) + check.amount > capacity
+
+
+@hypothesis.settings(
+    max_examples=40, deadline=None, derandomize=True,
+    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@hypothesis.given(
+    providers=st.lists(provider_st, min_size=1, max_size=6),
+    groups=st.lists(st.tuples(group_st, st.sampled_from(
+        [None, 'A', '!B', 'in:A,B'])), min_size=1, max_size=2),
+    isolate=st.booleans())
+def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
+    world.clear()
+    world.providers.clear()
+    world.aggs.clear()
+    names = []
+    for index, spec in enumerate(providers):
+        parent = spec['parent']
+        parent = names[parent] if parent is not None and parent < index \
+            else None
+        traits = set(spec['traits'])
+        if spec['sharing'] and parent is None:
+            traits.add(SHARING)
+        world.add('rp%d' % index, parent=parent,
+                  inventory=spec['inventory'],
+                  used={rc: amount for rc, amount in spec['used'].items()
+                        if rc in spec['inventory']},
+                  traits=traits, aggs=spec['aggs'])
+        names.append('rp%d' % index)
+    with world.engine.begin() as conn:
+        for trait in TRAITS:
+            world._trait(conn, trait)
+
+    def agg(name):
+        return world.aggs[name][1] if name in world.aggs else NO_AGGREGATE
+
+    params = {'group_policy': 'isolate' if isolate else 'none'}
+    for index, (group, member_of) in enumerate(groups):
+        suffix = '' if index == 0 else str(index)
+        params['resources' + suffix] = ','.join(
+            '%s:%d' % item for item in group['resources'].items())
+        forbidden = group['forbidden'] - group['required']
+        traits = sorted(group['required']) + ['!' + t for t in
+                                              sorted(forbidden)]
+        if traits:
+            params['required' + suffix] = ','.join(traits)
+        if member_of == 'in:A,B':
+            params['member_of' + suffix] = 'in:%s,%s' % (agg('A'), agg('B'))
+        elif member_of:
+            bang = member_of.startswith('!')
+            params['member_of' + suffix] = '!' * bang + agg(
+                member_of.lstrip('!'))
+
+    parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
+                                         microversion.Version(1, 39))
+    with world.engine.connect() as conn:
+        facts, count = explain_mod.gather(
+            conn, parsed, microversion.Version(1, 39), ENGINE_DEFAULTS)
+    by_id = {info['id']: info for info in world.providers.values()}
+    for suffix, checks in facts.checks.items():
+        steps, first = explain_mod.funnel(checks, facts.providers, suffix)
+        for rp_id, info in by_id.items():
+            failing = [index for index, check in enumerate(checks)
+                       if oracle_fails(world, info, check, suffix)]
+            # Counted at a check it fails, and passing every earlier one
+            # (so it was among the remaining of every earlier step).
+            assert first.get(rp_id) == (failing[0] if failing else None), (
+                suffix, info['name'], checks)
+        left = len(by_id)
+        for index, step in enumerate(steps):
+            left -= sum(1 for at in first.values() if at == index)
+            assert step['remaining'] == left
+    body = explain(client, **params)
+    assert body['candidates'] == count == len(
+        get(client, **params)['allocation_requests'])
+    hypothesis.event('candidates: %s' % min(count, 3))
 
 
 # -- the same query rules as GET /allocation_candidates ----------------------
