@@ -358,6 +358,9 @@ def scenario(rec):
         version='1.10')
     rec('allocation_candidates-get-no-groups', 'GET',
         '/allocation_candidates?limit=1', 400)
+    rec('allocation_candidates-explain', 'GET',
+        '/allocation_candidates/explain?resources=VCPU:1000,MEMORY_MB:1024'
+        '&required=HW_CPU_X86_AVX2', 200)
 
     # Allocations.
     rec('allocations-put', 'PUT', '/allocations/' + INSTANCE1, 204,

@@ -146,7 +146,7 @@ def test_in_tree(client, w):
     assert body['candidates'] == 2
     # Trees: cn2's tree is not served.
     assert body['combination']['considered'] == 2
-    assert combined(body)["group '' served in the tree"] == (1, 1)
+    assert combined(body)["group '' in one tree with its sharing providers"] == (1, 1)
     assert body['summary'].startswith(
         '1 of 2 provider trees can satisfy the request: 1 are outside the '
         'tree of %s;' % w.uuid('cn1'))
@@ -166,12 +166,12 @@ def test_isolate_removes_trees_the_groups_alone_allow(client, w):
     spanning = ('combining groups (group_policy=isolate, capacity summed '
                 'across groups, one provider per resource class and group)')
     assert combined(body) == {
-        "group '1' served in the tree": (0, 2),
-        "group '2' served in the tree": (0, 2),
+        "group '1' in one tree with its sharing providers": (0, 2),
+        "group '2' in one tree with its sharing providers": (0, 2),
         spanning: (1, 1)}
     assert body['summary'] == (
-        '1 of 2 provider trees can satisfy the request: 1 trees removed by '
-        + spanning + '.')
+        '1 of 2 provider trees can satisfy the request: 1 trees are left '
+        'without a candidate by ' + spanning + '.')
     body = explain(client, group_policy='none', **params)
     assert combined(body)[spanning.replace(
         'group_policy=isolate, ', '')] == (0, 2)
@@ -210,7 +210,7 @@ def test_sharing_provider_serves_a_tree(client, w):
     assert body['candidates'] == 1
     assert body['combination']['considered'] == 3
     # cn1 draws disk from ss; cn2 and ss's own tree cannot serve the group.
-    assert combined(body)["group '' served in the tree"] == (2, 1)
+    assert combined(body)["group '' in one tree with its sharing providers"] == (2, 1)
     assert body['summary'].startswith('1 of 3 provider trees')
 
 

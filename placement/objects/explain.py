@@ -365,20 +365,25 @@ def tree_serves(checks, pool, suffix):
                    for rp in eligible) for indexes in needs.values())
 
 
-def combination(facts):
-    """The steps over whole trees of the rules spanning groups; also
-    returns the roots left at the end."""
+def combination(facts, noun='trees'):
+    """The steps over whole trees of the rules spanning groups.  Returns
+    (the JSON part, the roots left, summary clauses of the steps that
+    removed trees, calling them ``noun``)."""
     trees = {}
     for rp in facts.providers.values():
         trees.setdefault(rp.root, []).append(rp)
     remaining = set(trees)
     steps = []
+    reasons = []
 
-    def step(label, keep):
+    def step(label, keep, reason):
         nonlocal remaining
         left = {root for root in remaining if keep(root)}
-        steps.append({'check': label, 'removed': len(remaining) - len(left),
+        removed = len(remaining) - len(left)
+        steps.append({'check': label, 'removed': removed,
                       'remaining': len(left)})
+        if removed:
+            reasons.append(reason % _number(removed))
         remaining = left
 
     for suffix, checks in facts.checks.items():
@@ -387,12 +392,16 @@ def combination(facts):
                 facts.providers[rp] for rp in facts.sharing.get(root, ())
                 if facts.providers[rp].root != root]
             return tree_serves(checks, pool, suffix)
-        step("group '%s' served in the tree" % suffix, serves)
+        step("group '%s' in one tree with its sharing providers" % suffix,
+             serves, "%%s %s cannot serve group '%s'" % (noun, suffix))
     if facts.root_check:
-        step(facts.root_check, lambda root: root not in facts.root_failures)
+        step(facts.root_check, lambda root: root not in facts.root_failures,
+             '%%s %s fail %s' % (noun, facts.root_check))
     if facts.candidate_roots is not None:
-        step(facts.spanning, lambda root: root in facts.candidate_roots)
-    return {'considered': len(trees), 'steps': steps}, remaining
+        step(facts.spanning, lambda root: root in facts.candidate_roots,
+             '%%s %s are left without a candidate by %s'
+             % (noun, facts.spanning))
+    return {'considered': len(trees), 'steps': steps}, remaining, reasons
 
 
 def nearest(facts):
@@ -480,19 +489,20 @@ def explain_facts(facts, candidates):
             prefix = '' if len(facts.checks) == 1 else (
                 "in group '%s', " % suffix)
             reasons.append(prefix + '; '.join(clauses))
-    combined, roots = combination(facts)
     # One group over providers that are each a tree of their own, without
-    # sharing: speak of providers, the group's steps said everything.
-    flat = (combined['considered'] == len(facts.providers)
-            and len(facts.checks) == 1 and not facts.sharing)
-    unit = 'resource providers' if flat else 'provider trees'
+    # sharing: speak of providers; the group's clauses already said which
+    # trees cannot serve it.
+    flat = (len(facts.checks) == 1 and not facts.sharing and len(
+        {rp.root for rp in facts.providers.values()}) == len(facts.providers))
+    noun = 'providers' if flat else 'trees'
+    combined, roots, tree_reasons = combination(facts, noun)
+    if flat:
+        tree_reasons = tree_reasons[1:] if combined['steps'][0]['removed'] \
+            else tree_reasons
     head = '%s of %s %s can satisfy the request' % (
-        _number(len(roots)), _number(combined['considered']), unit)
-    for step in combined['steps']:
-        if step['removed'] and not (flat and step['check'].startswith(
-                'group ')):
-            reasons.append('%s %s removed by %s' % (
-                _number(step['removed']), unit.split()[-1], step['check']))
+        _number(len(roots)), _number(combined['considered']),
+        'resource providers' if flat else 'provider trees')
+    reasons += tree_reasons
     summary = head + (': ' + '; '.join(reasons) if reasons else '') + '.'
     return {'candidates': candidates, 'summary': summary, 'groups': groups,
             'combination': combined, 'nearest': nearest(facts)}
