@@ -10,7 +10,6 @@ import logging
 from keystoneauth1 import exceptions as ks_exceptions
 from keystonemiddleware import auth_token
 import webob.dec
-import webob.exc
 
 from placement import errors
 
@@ -38,8 +37,7 @@ class NoAuthMiddleware:
             return self.application
         token = req.headers.get('X-Auth-Token')
         if not token:
-            raise errors.http_error(webob.exc.HTTPUnauthorized,
-                                    'No X-Auth-Token header was provided.')
+            raise errors.Unauthorized('No X-Auth-Token header was provided.')
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id
         if user_id == 'admin':
@@ -72,14 +70,11 @@ class KeystoneMiddleware(auth_token.AuthProtocol):
         if _is_root(environ):
             return self._unauthenticated_app(environ, start_response)
         if self._unconfigured:
-            response = errors.http_error(webob.exc.HTTPServiceUnavailable,
-                                         NOT_CONFIGURED)
-            return response(environ, start_response)
+            raise errors.ServiceUnavailable(NOT_CONFIGURED)
         try:
             return super().__call__(environ, start_response)
         except ks_exceptions.ClientException as exc:
             LOG.error('cannot validate tokens with keystone: %s', exc)
-            response = errors.http_error(
-                webob.exc.HTTPServiceUnavailable,
-                'The identity service could not validate the token.')
-            return response(environ, start_response)
+            raise errors.ServiceUnavailable(
+                'The identity service could not validate the token.'
+            ) from None

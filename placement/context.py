@@ -1,7 +1,6 @@
 """The request context: who is asking, and the policy check against it."""
 from oslo_context import context
 from oslo_policy import policy as oslo_policy
-import webob.exc
 
 from placement import errors
 
@@ -27,6 +26,5 @@ class RequestContext(context.RequestContext):
         except oslo_policy.InvalidScope:
             allowed = False
         if not allowed:
-            raise errors.http_error(
-                webob.exc.HTTPForbidden,
+            raise errors.Forbidden(
                 'Policy does not allow %s to be performed.' % action)

@@ -1,9 +1,11 @@
-"""Error codes and the exceptions handlers raise.
+"""Error codes and the one exception type of the service.
 
-Handlers raise webob HTTP exceptions built by ``http_error`` (or one of the
-shortcuts below); each carries a JSON formatter that renders the upstream
-shape ``{"errors": [{status, title, detail, code, request_id}]}`` whenever
-the client accepts JSON (the fault middleware makes JSON the default).
+Every layer (parsers, objects, handlers, middleware) raises a
+``PlacementError`` subclass that already carries the final HTTP status,
+error ``code`` and detail text; nothing above re-words it.  The fault
+middleware renders it as the upstream error document
+``{"errors": [{status, title, detail, code, request_id}]}`` (JSON unless
+the client explicitly prefers another type).
 """
 import functools
 
@@ -45,50 +47,67 @@ def json_error_formatter(body, status, title, environ, code=DEFAULT,
 
 
 def http_error(exc_class, detail=None, code=None, extra=None, **kwargs):
-    """Build a webob exception carrying ``detail`` and an error ``code``.
+    """A webob response (``exc_class``) rendering the error document.
 
-    ``extra`` adds fields to the error object (the version range of a 406).
+    Only the middleware calls this, to render a ``PlacementError`` or a
+    webob exception raised by a library; everything else raises.
     """
     return exc_class(detail, json_formatter=functools.partial(
         json_error_formatter, code=code or DEFAULT, extra=extra), **kwargs)
 
 
-def bad_request(detail, code=None):
-    return http_error(webob.exc.HTTPBadRequest, detail, code)
-
-
-def not_found(detail, code=None):
-    return http_error(webob.exc.HTTPNotFound, detail, code)
-
-
-def conflict(detail, code=None):
-    return http_error(webob.exc.HTTPConflict, detail, code)
-
-
 class PlacementError(Exception):
-    """Raised below the handler layer; the fault middleware maps it."""
+    """An error answer: ``status`` (a webob class), detail text, code.
+
+    ``headers`` are added to the response (``Allow`` of a 405), ``extra``
+    fields to the error object (the version range of a 406).
+    """
 
     status = webob.exc.HTTPInternalServerError
 
-    def __init__(self, detail, code=None):
+    def __init__(self, detail=None, code=None, headers=None, extra=None):
         super().__init__(detail)
         self.detail = detail
         self.code = code or DEFAULT
+        self.headers = headers
+        self.extra = extra
 
     def to_http(self):
-        return http_error(self.status, self.detail, self.code)
-
-
-class NotFound(PlacementError):
-    status = webob.exc.HTTPNotFound
+        kwargs = {'headers': self.headers} if self.headers else {}
+        return http_error(self.status, self.detail, self.code, self.extra,
+                          **kwargs)
 
 
 class BadRequest(PlacementError):
     status = webob.exc.HTTPBadRequest
 
 
+class Unauthorized(PlacementError):
+    status = webob.exc.HTTPUnauthorized
+
+
+class Forbidden(PlacementError):
+    status = webob.exc.HTTPForbidden
+
+
+class NotFound(PlacementError):
+    status = webob.exc.HTTPNotFound
+
+
+class MethodNotAllowed(PlacementError):
+    status = webob.exc.HTTPMethodNotAllowed
+
+
+class NotAcceptable(PlacementError):
+    status = webob.exc.HTTPNotAcceptable
+
+
 class Conflict(PlacementError):
     status = webob.exc.HTTPConflict
+
+
+class UnsupportedMediaType(PlacementError):
+    status = webob.exc.HTTPUnsupportedMediaType
 
 
 class ServiceUnavailable(PlacementError):

@@ -9,7 +9,6 @@ import functools
 import re
 
 import microversion_parse
-import webob.exc
 
 from placement import errors
 from placement import microversions
@@ -30,7 +29,7 @@ def max_version_string():
 
 
 def parse(headers):
-    """The version a request asks for; raise a webob exception if bad.
+    """The version a request asks for; raise a PlacementError if bad.
 
     ``headers`` is any mapping of request headers.
     """
@@ -43,14 +42,11 @@ def parse(headers):
         return microversions.MAX
     match = _VERSION_RE.match(requested)
     if not match:
-        raise errors.http_error(
-            webob.exc.HTTPBadRequest,
-            'invalid version string: %s' % requested)
+        raise errors.BadRequest('invalid version string: %s' % requested)
     version = microversions.Version(int(match.group(1)), int(match.group(2)))
     if not microversions.MIN <= version <= microversions.MAX:
         # Clients negotiate by reading the supported range from a 406.
-        raise errors.http_error(
-            webob.exc.HTTPNotAcceptable,
+        raise errors.NotAcceptable(
             'Unacceptable version header: %s' % requested,
             extra={'min_version': min_version_string(),
                    'max_version': max_version_string()})
@@ -73,7 +69,7 @@ def require(req, version):
     URL, as upstream does.
     """
     if not at_least(req, version):
-        raise errors.http_error(webob.exc.HTTPNotFound)
+        raise errors.NotFound()
 
 
 def since(version):

@@ -27,9 +27,11 @@ CONTEXT_ENVIRON = 'placement.context'
 
 
 def error_response(req, exc):
-    """Render a webob HTTP exception as the service's error response."""
-    if not isinstance(exc.json_formatter, functools.partial):
-        # A bare webob exception (not built by errors.http_error).
+    """Render a PlacementError, or a webob HTTP exception raised by a
+    library, as the service's error response."""
+    if isinstance(exc, errors.PlacementError):
+        exc = exc.to_http()
+    elif not isinstance(exc.json_formatter, functools.partial):
         exc = errors.http_error(type(exc), exc.detail,
                                 headers=list(exc.headers.items()))
     return req.get_response(exc)
@@ -96,15 +98,12 @@ class FaultWrapper:
             req.environ['HTTP_ACCEPT'] = 'application/json'
         try:
             response = req.get_response(self.application)
-        except webob.exc.HTTPException as exc:
+        except (errors.PlacementError, webob.exc.HTTPException) as exc:
             return error_response(req, exc)
-        except errors.PlacementError as exc:
-            return error_response(req, exc.to_http())
         except Exception:  # noqa: BLE001 - the last line of defence
             ERROR_LOG.exception('unexpected error handling %s %s',
                                 req.method, req.path)
-            return error_response(req, errors.http_error(
-                webob.exc.HTTPInternalServerError,
+            return error_response(req, errors.PlacementError(
                 'An unexpected error occurred; see the service log.'))
         return response
 
@@ -119,16 +118,14 @@ class MicroversionMiddleware:
     def __call__(self, req):
         try:
             version = microversion.parse(req.headers)
-        except webob.exc.HTTPException as exc:
+        except errors.PlacementError as exc:
             response = error_response(req, exc)
         else:
             req.environ[microversion.ENVIRON_KEY] = version
             try:
                 response = req.get_response(self.application)
-            except webob.exc.HTTPException as exc:
+            except (errors.PlacementError, webob.exc.HTTPException) as exc:
                 response = error_response(req, exc)
-            except errors.PlacementError as exc:
-                response = error_response(req, exc.to_http())
         version = req.environ.get(microversion.ENVIRON_KEY)
         if version is not None:
             response.headers[microversion.HEADER] = (

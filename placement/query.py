@@ -83,19 +83,19 @@ class CandidateQuery:
 def parse_resources(value):
     """``"VCPU:1,MEMORY_MB:512"`` -> ``{"VCPU": 1, "MEMORY_MB": 512}``."""
     if not value.strip():
-        raise errors.bad_request(_RESOURCES_FORM % 'empty string')
+        raise errors.BadRequest(_RESOURCES_FORM % 'empty string')
     result = {}
     for item in value.split(','):
         name, sep, amount = item.partition(':')
         name = name.strip()
         if not sep or not name or ':' in amount:
-            raise errors.bad_request(_RESOURCES_FORM % item)
+            raise errors.BadRequest(_RESOURCES_FORM % item)
         try:
             number = int(amount)
         except ValueError:
             number = 0
         if number < 1:
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 'Requested resource %s expected positive integer amount. '
                 'Got: %s.' % (name, amount))
         # No amount above a 32-bit max_unit can ever be served; capping keeps
@@ -107,7 +107,7 @@ def parse_resources(value):
 def _trait_form_error(value, allow_forbidden):
     form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
             else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
-    return errors.bad_request(
+    return errors.BadRequest(
         "Invalid query string parameters: Expected 'required' parameter "
         "value of the form: %s. Got: %s" % (form, value))
 
@@ -131,7 +131,7 @@ def parse_traits(values, version):
     for value in values:
         if value.startswith('in:'):
             if version < microversions.ANY_TRAITS:
-                raise errors.bad_request(
+                raise errors.BadRequest(
                     "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only "
                     "supported since microversion 1.39.")
             # A forbidden trait inside an any-of list means nothing useful.
@@ -164,8 +164,8 @@ def required_traits(params, version, key='required'):
 def parse_member_of(values, version, key='member_of'):
     """The values of one ``member_of`` key into an AggregateFilter of
     normalized aggregate UUIDs."""
-    if len(values) > 1 and version < microversions.MULTI_MEMBER_OF:
-        raise errors.bad_request(
+            if version < microversions.ANY_TRAITS:
+                raise errors.BadRequest(
             'Multiple member_of%s parameters are not supported'
             % key[len('member_of'):])
     required = []
@@ -173,21 +173,21 @@ def parse_member_of(values, version, key='member_of'):
     for value in values:
         negative = value.startswith('!')
         if negative:
-            if version < microversions.FORBIDDEN_AGGREGATES:
-                raise errors.bad_request(
+            if version < microversions.ANY_TRAITS:
+                raise errors.BadRequest(
                     'Forbidden member_of parameters are not supported in '
                     'the specified microversion')
             value = value[1:]
         if value.startswith('in:'):
             uuids = value[3:].split(',')
         elif ',' in value:
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 "Multiple values for 'member_of' must be prefixed with the "
                 "'in:' or '!in:' keyword using the valid microversion.")
         else:
             uuids = [value]
         if not all(util.is_uuid(item) for item in uuids):
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 "Invalid query string parameters: Expected 'member_of' "
                 "parameter to contain valid UUID(s). Got: %s" % value)
         uuids = frozenset(util.normalize_uuid(item) for item in uuids)
@@ -206,7 +206,7 @@ def member_of(params, version, key='member_of'):
 
 def parse_in_tree(value, key='in_tree'):
     if not util.is_uuid(value):
-        raise errors.bad_request(
+        raise errors.BadRequest(
             "Invalid query string parameters: Expected '%s' parameter to "
             "be a format of uuid. Got: %s" % (key, value))
     return util.normalize_uuid(value)
@@ -218,7 +218,7 @@ def parse_root_required(params):
     if not values:
         return TraitFilter()
     if len(values) > 1:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             "Query parameter 'root_required' may be specified only once.",
             code=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
     names = _split_traits(values[0], allow_forbidden=True)
@@ -226,7 +226,7 @@ def parse_root_required(params):
     forbidden = {name[1:] for name in names if name.startswith('!')}
     conflict = required & forbidden
     if conflict:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'Conflicting required and forbidden traits found in '
             'root_required: %s' % ', '.join(sorted(conflict)),
             code=errors.QUERYPARAM_BAD_VALUE)
@@ -264,10 +264,10 @@ def parse_request_groups(params, version, same_subtree=()):
     _check_orphans('member_of', 'member_of',
                    [g.suffix for g in orphans if g.member_of])
     if orphans:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'All request groups must specify resources.')
     if not any(group.resources for group in groups.values()):
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'At least one request group (`resources` or `resources{$S}`) '
             'is required.')
     # The unsuffixed group first, then by suffix, for stable output.
@@ -277,7 +277,7 @@ def parse_request_groups(params, version, same_subtree=()):
 
 def _check_orphans(prefix, label, suffixes):
     if suffixes:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'All %s parameters must be associated with resources. Found the '
             'following orphaned %s keys: %s'
             % (label, label, ', '.join(prefix + s for s in sorted(suffixes))))
@@ -289,7 +289,7 @@ def parse_same_subtree(params):
     for value in params.getall('same_subtree'):
         suffixes = [item.strip() for item in value.split(',')]
         if not all(suffixes):
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 'Empty suffix found in same_subtree: %s' % value)
         result.append(tuple(dict.fromkeys(suffixes)))
     return result
@@ -306,7 +306,7 @@ def check_trait_conflicts(groups):
             conflicts.append('required%s: (%s)'
                              % (suffix, ', '.join(sorted(both))))
     if conflicts:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'Conflicting required and forbidden traits found in the '
             'following traits keys: %s' % ', '.join(conflicts))
 
@@ -318,7 +318,7 @@ def parse_candidate_query(params, version):
     unknown = sorted({suffix for suffixes in same_subtree
                       for suffix in suffixes if suffix not in groups})
     if unknown:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'Real suffixes should be specified in same_subtree: %s'
             % ', '.join(unknown))
     check_trait_conflicts(groups)
@@ -328,18 +328,18 @@ def parse_candidate_query(params, version):
         # only the last one).
         query.group_policy = params.getall('group_policy')[0]
         if query.group_policy not in ('none', 'isolate'):
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 "Invalid query string parameters: '%s' is not one of "
                 "['none', 'isolate']" % query.group_policy)
     elif sum(1 for g in groups.values() if g.suffix and g.resources) > 1:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')
     if 'limit' in params:
         # The first limit counts, the others are ignored (as upstream).
         limit = params.getall('limit')[0]
         if not _LIMIT.match(limit):
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 "Invalid query string parameters: '%s' does not match "
                 "'^[1-9][0-9]*$'" % limit)
         # Beyond sys.maxsize a limit cannot cut anything (islice's bound).

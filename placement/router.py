@@ -5,7 +5,6 @@ answers 405 with an ``Allow`` header listing the methods it does.
 """
 import routes
 import webob.dec
-import webob.exc
 
 from placement import errors
 from placement.handlers import aggregate
@@ -92,8 +91,7 @@ ROUTES = {
 def _method_not_allowed(allowed):
     def handler(environ, start_response):
         # webob's explanation already names the method.
-        raise errors.http_error(
-            webob.exc.HTTPMethodNotAllowed,
+        raise errors.MethodNotAllowed(
             headers=[('Allow', ', '.join(sorted(allowed)))])
     return handler
 
@@ -113,7 +111,7 @@ class Router:
     def __call__(self, req):
         match = self.mapper.match(environ=req.environ)
         if match is None:
-            raise errors.http_error(webob.exc.HTTPNotFound)
+            raise errors.NotFound()
         func = match.pop('action')
         req.urlvars = match
         return req.get_response(func)

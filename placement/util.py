@@ -7,7 +7,6 @@ import jsonschema
 import orjson
 import webob
 import webob.dec
-import webob.exc
 
 from placement import errors
 from placement import microversion
@@ -32,8 +31,7 @@ def handler(func):
         # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
         if (req.method == 'GET' and req.accept
                 and JSON not in req.accept):
-            raise errors.http_error(webob.exc.HTTPNotAcceptable,
-                                    'Only application/json is provided')
+            raise errors.NotAcceptable('Only application/json is provided')
         _check_url_text(req)
         return func(req)
     return wrapper
@@ -46,11 +44,11 @@ def _check_url_text(req):
     try:
         params = req.GET
     except UnicodeDecodeError:
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'The query string is not valid UTF-8.') from None
     if '\x00' in req.path_info or any(_has_nul(item)
                                       for item in params.items()):
-        raise errors.bad_request('NUL characters are not allowed in URLs.')
+        raise errors.BadRequest('NUL characters are not allowed in URLs.')
 
 
 def _has_nul(value):
@@ -70,10 +68,9 @@ def require_json_content(func):
     def wrapper(req):
         content_type = req.content_type
         if not content_type and req.content_length:
-            raise errors.bad_request('content-type header required')
+            raise errors.BadRequest('content-type header required')
         if content_type != JSON:
-            raise errors.http_error(
-                webob.exc.HTTPUnsupportedMediaType,
+            raise errors.UnsupportedMediaType(
                 'The media type %s is not supported, use %s'
                 % (content_type or None, JSON))
         return func(req)
@@ -99,6 +96,10 @@ def _validator(schema):
     return entry[1]
 
 
+def is_valid(data, schema):
+    return _validator(schema).is_valid(data)
+
+
 def validate(data, schema):
     """Raise a 400 naming the first schema violation of ``data``."""
     try:
@@ -106,7 +107,7 @@ def validate(data, schema):
     except jsonschema.ValidationError as exc:
         # The full text (with "Failed validating ... in schema[...]") is
         # what upstream returns and what clients match on.
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'JSON does not validate: %s' % exc) from None
 
 
@@ -115,10 +116,10 @@ def extract_json(req, schema):
     try:
         data = orjson.loads(req.body)
     except orjson.JSONDecodeError as exc:
-        raise errors.bad_request('Malformed JSON: %s' % exc) from None
+        raise errors.BadRequest('Malformed JSON: %s' % exc) from None
     # JSON can only carry a NUL escaped; look closer only then.
     if b'\\u0000' in req.body and _has_nul(data):
-        raise errors.bad_request('NUL characters are not allowed in JSON '
+        raise errors.BadRequest('NUL characters are not allowed in JSON '
                                  'strings.')
     validate(data, schema)
     return data
@@ -131,7 +132,7 @@ def validate_query(req, schema):
         _validator(schema).validate(params)
     except jsonschema.ValidationError as exc:
         # Full text, as for bodies: clients match 'Failed validating ...'.
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'Invalid query string parameters: %s' % exc) from None
     return params
 

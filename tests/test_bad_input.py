@@ -296,7 +296,7 @@ CASES = {
                                       % UNKNOWN, 404),
     'inv-delete-one-absent': Case('DELETE', INV + '/DISK_GB', 404),
     'inv-delete-one-in-use': Case('DELETE', INV + '/VCPU', 409,
-                                  code='placement.inventory.inuse'),
+                                  code='placement.concurrent_update'),
     'inv-delete-all-before-1.5': Case('DELETE', INV, 405, version='1.4'),
     'inv-delete-all-in-use': Case('DELETE', INV, 409,
                                   code='placement.inventory.inuse'),

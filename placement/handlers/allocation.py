@@ -57,7 +57,7 @@ def consumer_writes(req, data):
     writes = [consumer_write(req, util.normalize_uuid(uuid), body)
               for uuid, body in data.items()]
     if len({write.uuid for write in writes}) != len(writes):
-        raise errors.bad_request(
+        raise errors.BadRequest(
             'A consumer is named more than once (with and without dashes).')
     return writes
 
@@ -92,7 +92,7 @@ def set_allocations_for_consumer(req):
     ctx.can(POLICY % 'update')
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
-        raise errors.bad_request('Malformed consumer_uuid: %s'
+        raise errors.BadRequest('Malformed consumer_uuid: %s'
                                  % req.urlvars['consumer_uuid'])
     data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
     ctx.database.write(alloc_obj.write,
@@ -117,7 +117,7 @@ def delete_allocations(req):
     ctx.can(POLICY % 'delete')
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
-        raise errors.not_found("No allocations for consumer '%s'"
+        raise errors.NotFound("No allocations for consumer '%s'"
                                % req.urlvars['consumer_uuid'])
     ctx.database.write(alloc_obj.delete_for_consumer, consumer_uuid)
     return util.empty_response(req)

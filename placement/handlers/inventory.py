@@ -1,5 +1,4 @@
 """Handlers for /resource_providers/{uuid}/inventories[/{resource_class}]."""
-import webob.exc
 
 from placement import errors
 from placement import microversion
@@ -24,12 +23,6 @@ def record_from_request(data):
 def _reserved_can_be_total(req):
     """From 1.26 a provider may reserve all of a class."""
     return microversion.at_least(req, microversions.RESERVED_EQUALS_TOTAL)
-
-
-def _capacity_error(action, uuid, exc):
-    return errors.bad_request(
-        'Unable to %s inventory for resource provider %s: %s'
-        % (action, uuid, exc.detail))
 
 
 def _one(req, generation, record, modified):
@@ -72,16 +65,8 @@ def create_inventory(req):
     data = util.extract_json(req, schema.POST_SCHEMA)
     class_name = data['resource_class']
     record = record_from_request(data)
-    try:
-        generation = ctx.database.write(inv_obj.add, uuid, class_name,
-                                        record, _reserved_can_be_total(req))
-    except inv_obj.BadCapacity as exc:
-        raise _capacity_error('create', uuid, exc) from None
-    except inv_obj.UnknownClass as exc:
-        raise errors.bad_request(exc.detail) from None
-    except inv_obj.Duplicate as exc:
-        raise errors.conflict('Update conflict: %s' % exc.detail,
-                              exc.code) from None
+    generation = ctx.database.write(inv_obj.add, uuid, class_name, record,
+                                    _reserved_can_be_total(req))
     response = _one(req, generation, record, None)
     response.status = 201
     response.location = util.location(
@@ -97,13 +82,10 @@ def update_inventory(req):
     uuid, class_name = req.urlvars['uuid'], req.urlvars['resource_class']
     data = util.extract_json(req, schema.PUT_ONE_SCHEMA)
     record = record_from_request(data)
-    try:
-        generation = ctx.database.write(
-            inv_obj.update, uuid, class_name,
-            data['resource_provider_generation'], record,
-            _reserved_can_be_total(req))
-    except inv_obj.BadCapacity as exc:
-        raise _capacity_error('update', uuid, exc) from None
+    generation = ctx.database.write(
+        inv_obj.update, uuid, class_name,
+        data['resource_provider_generation'], record,
+        _reserved_can_be_total(req))
     return _one(req, generation, record, None)
 
 
@@ -116,19 +98,9 @@ def set_inventories(req):
     data = util.extract_json(req, schema.PUT_ALL_SCHEMA)
     records = {name: record_from_request(fields)
                for name, fields in data['inventories'].items()}
-    try:
-        generation = ctx.database.write(
-            inv_obj.replace_all, uuid, data['resource_provider_generation'],
-            records, _reserved_can_be_total(req))
-    except inv_obj.BadCapacity as exc:
-        raise _capacity_error('update', uuid, exc) from None
-    except inv_obj.UnknownClass as exc:
-        raise errors.bad_request(
-            'Unknown resource class in inventory for resource provider '
-            '%s: %s' % (uuid, exc.detail)) from None
-    except inv_obj.InUse as exc:
-        raise errors.conflict('update conflict: %s' % exc.detail,
-                              exc.code) from None
+    generation = ctx.database.write(
+        inv_obj.replace_all, uuid, data['resource_provider_generation'],
+        records, _reserved_can_be_total(req))
     return _all(req, generation, records, None)
 
 
@@ -137,9 +109,7 @@ def delete_inventories(req):
     ctx = util.context(req)
     # 1.5 added this method; before it the URL only knows the others.
     if not microversion.at_least(req, microversions.DELETE_INVENTORIES):
-        raise errors.http_error(
-            webob.exc.HTTPMethodNotAllowed,
-            headers=[('Allow', 'GET, POST, PUT')])
+        raise errors.MethodNotAllowed(headers=[('Allow', 'GET, POST, PUT')])
     ctx.can(POLICY % 'delete')
     ctx.database.write(inv_obj.replace_all, req.urlvars['uuid'], None, {})
     return util.empty_response(req)
@@ -149,11 +119,6 @@ def delete_inventories(req):
 def delete_inventory(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'delete')
-    class_name = req.urlvars['resource_class']
-    try:
-        ctx.database.write(inv_obj.delete, req.urlvars['uuid'], class_name)
-    except inv_obj.InUse as exc:
-        raise errors.conflict(
-            'Unable to delete inventory of class %s: %s'
-            % (class_name, exc.detail), exc.code) from None
+    ctx.database.write(inv_obj.delete, req.urlvars['uuid'],
+                       req.urlvars['resource_class'])
     return util.empty_response(req)

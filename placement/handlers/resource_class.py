@@ -53,7 +53,7 @@ def get_resource_class(req):
     with ctx.database.reader() as conn:
         row = rc_obj.get_class(conn, name)
     if row is None:
-        raise errors.not_found('No such resource class %s.' % name)
+        raise errors.NotFound('No such resource class %s.' % name)
     return util.json_response(req, _view(req, row),
                               last_modified=util.rows_modified([row]))
 

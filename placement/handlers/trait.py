@@ -1,6 +1,4 @@
 """Handlers: /traits and /resource_providers/{uuid}/traits (from 1.6)."""
-import webob.exc
-
 from placement import errors
 from placement import microversion
 from placement import microversions
@@ -32,7 +30,7 @@ def _list_filters(params):
     if 'name' in params:
         operator, colon, value = params['name'].partition(':')
         if not colon or operator not in ('in', 'startswith'):
-            raise errors.bad_request(_BAD_NAME_FILTER % params['name'])
+            raise errors.BadRequest(_BAD_NAME_FILTER % params['name'])
         if operator == 'in':
             filters['name_in'] = value.split(',')
         else:
@@ -41,7 +39,7 @@ def _list_filters(params):
         # Clients send "True" as well as "true".
         associated = params['associated'].lower()
         if associated not in ('true', 'false'):
-            raise errors.bad_request(
+            raise errors.BadRequest(
                 'The query parameter "associated" only accepts "true" or '
                 '"false"')
         filters['associated'] = associated == 'true'
@@ -70,7 +68,7 @@ def get_trait(req):
     with ctx.database.reader() as conn:
         row = trait_obj.get_trait(conn, name)
     if row is None:
-        raise errors.not_found('No such trait(s): %s.' % name)
+        raise errors.NotFound('No such trait(s): %s.' % name)
     return _empty_response(req, 204, row)
 
 
@@ -80,11 +78,9 @@ def put_trait(req):
     ctx = util.context(req)
     ctx.can('placement:traits:update')
     name = req.urlvars['name']
-    try:
-        util.validate(name, schema.CUSTOM_TRAIT_NAME)
-    except webob.exc.HTTPBadRequest:
+    if not util.is_valid(name, schema.CUSTOM_TRAIT_NAME):
         # Clients match this wording rather than the schema's.
-        raise errors.bad_request(_BAD_NAME) from None
+        raise errors.BadRequest(_BAD_NAME)
     row, created = ctx.database.write(trait_obj.create_trait, name)
     response = _empty_response(req, 201 if created else 204, row)
     response.location = util.location(req, '/traits/' + name)

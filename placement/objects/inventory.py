@@ -15,24 +15,7 @@ ALLOC = tables.allocations
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
 
-
-# Distinct types so each handler can word the error for its operation.
-class UnknownClass(errors.BadRequest):
-    pass
-
-
-class BadCapacity(errors.BadRequest):
-    pass
-
-
-class InUse(errors.Conflict):
-    def __init__(self, detail):
-        super().__init__(detail, code=errors.INVENTORY_INUSE)
-
-
-class Duplicate(errors.Conflict):
-    def __init__(self, detail):
-        super().__init__(detail, code=errors.CONCURRENT_UPDATE)
+_UNKNOWN_CLASS = 'No such resource class %s.'
 
 
 def _read(conn, provider_id):
@@ -67,11 +50,13 @@ def get_one(conn, uuid, class_name):
     return generation, records[class_name], modified
 
 
-def _class_ids(conn, names):
+def _class_ids(conn, uuid, names):
     ids = base.resource_class_ids(conn, names)
     missing = sorted(set(names) - set(ids))
     if missing:
-        raise UnknownClass('No such resource class %s.' % ', '.join(missing))
+        raise errors.BadRequest(
+            'Unknown resource class in inventory for resource provider '
+            '%s: %s' % (uuid, _UNKNOWN_CLASS % ', '.join(missing)))
     return ids
 
 
@@ -87,45 +72,57 @@ def _locked(conn, uuid, client_generation=None):
     return provider_id, generation
 
 
-def _check_capacity(uuid, records, reserved_can_be_total):
+def _check_capacity(action, uuid, records, reserved_can_be_total):
     """400 unless each record leaves something (or, if allowed, nothing)
-    to allocate once its reserved amount is taken off."""
+    to allocate once its reserved amount is taken off; ``action`` names
+    the operation in the text ('create' or 'update')."""
     for name, record in records.items():
         reserved, total = record['reserved'], record['total']
         if reserved > total or (reserved == total
                                 and not reserved_can_be_total):
-            raise BadCapacity(
-                "Invalid inventory for '%s' on resource provider '%s'. The "
+            raise errors.BadRequest(
+                "Unable to %s inventory for resource provider %s: Invalid "
+                "inventory for '%s' on resource provider '%s'. The "
                 "reserved value is greater than %stotal."
-                % (name, uuid, '' if reserved_can_be_total else 'or equal to '))
+                % (action, uuid, name, uuid,
+                   '' if reserved_can_be_total else 'or equal to '))
 
 
-def _check_unused(conn, uuid, provider_id, class_ids):
-    """409 if any of ``{name: id}`` has allocations on the provider."""
+def _in_use(conn, uuid, provider_id, class_ids):
+    """The text of the 409 if any of ``{name: id}`` has allocations on the
+    provider (classes in id order), else None."""
     if not class_ids:
-        return
+        return None
     used = set(conn.execute(
         sa.select(ALLOC.c.resource_class_id).distinct()
         .where(ALLOC.c.resource_provider_id == provider_id)
         .where(ALLOC.c.resource_class_id.in_(class_ids.values()))).scalars())
-    in_use = sorted(name for name, id_ in class_ids.items() if id_ in used)
-    if in_use:
-        raise InUse("Inventory for '%s' on resource provider '%s' in use."
-                    % (', '.join(in_use), uuid))
+    in_use = sorted((id_, name) for name, id_ in class_ids.items()
+                    if id_ in used)
+    if not in_use:
+        return None
+    return ("Inventory for '%s' on resource provider '%s' in use."
+            % (', '.join(name for _id, name in in_use), uuid))
 
 
 def add(conn, uuid, class_name, record, reserved_can_be_total=False):
     """Add one class to a provider; 409 if it already has it."""
     provider_id, generation = _locked(conn, uuid)
-    _check_capacity(uuid, {class_name: record}, reserved_can_be_total)
-    class_id = _class_ids(conn, [class_name])[class_name]
+    _check_capacity('create', uuid, {class_name: record},
+                    reserved_can_be_total)
+    class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
+    if class_id is None:
+        raise errors.BadRequest(
+            'Unable to create inventory for resource provider %s: %s'
+            % (uuid, _UNKNOWN_CLASS % class_name))
     exists = conn.execute(
         sa.select(INV.c.id).where(INV.c.resource_provider_id == provider_id)
         .where(INV.c.resource_class_id == class_id)).first()
     if exists is not None:
-        raise Duplicate(
-            "Inventory for '%s' on resource provider '%s' already exists."
-            % (class_name, uuid))
+        raise errors.Conflict(
+            "Update conflict: Inventory for '%s' on resource provider '%s' "
+            "already exists." % (class_name, uuid),
+            code=errors.CONCURRENT_UPDATE)
     conn.execute(INV.insert().values(
         resource_provider_id=provider_id, resource_class_id=class_id,
         created_at=base.now(), **record))
@@ -134,20 +131,22 @@ def add(conn, uuid, class_name, record, reserved_can_be_total=False):
 
 def update(conn, uuid, class_name, client_generation, record,
            reserved_can_be_total=False):
-    """Replace one existing record; 400 if the provider lacks the class."""
+    """Replace one existing record; 400 if the provider lacks the class,
+    404 if the class does not exist."""
     provider_id, generation = _locked(conn, uuid, client_generation)
-    _check_capacity(uuid, {class_name: record}, reserved_can_be_total)
+    _check_capacity('update', uuid, {class_name: record},
+                    reserved_can_be_total)
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
-    result = None
-    if class_id is not None:
-        result = conn.execute(
-            INV.update().where(INV.c.resource_provider_id == provider_id)
-            .where(INV.c.resource_class_id == class_id)
-            .values(updated_at=base.now(), **record))
-    if result is None or result.rowcount != 1:
+    if class_id is None:
+        raise errors.NotFound(_UNKNOWN_CLASS % class_name)
+    result = conn.execute(
+        INV.update().where(INV.c.resource_provider_id == provider_id)
+        .where(INV.c.resource_class_id == class_id)
+        .values(updated_at=base.now(), **record))
+    if result.rowcount != 1:
         raise errors.BadRequest(
             'No inventory record with resource class for resource provider '
-            '%s: no inventory of class %s found.' % (uuid, class_name))
+            '%s: No inventory of class %s found.' % (uuid, class_name))
     return base.bump_generation(conn, provider_id, generation)
 
 
@@ -159,15 +158,21 @@ def replace_all(conn, uuid, client_generation, records,
     DELETE of all inventory).  Returns the new generation.
     """
     provider_id, generation = _locked(conn, uuid, client_generation)
-    _check_capacity(uuid, records, reserved_can_be_total)
-    wanted = _class_ids(conn, records)
+    _check_capacity('update', uuid, records, reserved_can_be_total)
+    wanted = _class_ids(conn, uuid, records)
     current = dict(conn.execute(
         sa.select(INV.c.resource_class_id, INV.c.id)
         .where(INV.c.resource_provider_id == provider_id)).all())
     names = base.resource_class_names(conn, current) if current else {}
     removed = {names[cid]: cid for cid in current
                if cid not in wanted.values()}
-    _check_unused(conn, uuid, provider_id, removed)
+    in_use = _in_use(conn, uuid, provider_id, removed)
+    if in_use:
+        # A PUT names its generation; the DELETE of all (None) does not.
+        raise errors.Conflict(
+            in_use if client_generation is None
+            else 'update conflict: ' + in_use,
+            code=errors.INVENTORY_INUSE)
     if removed:
         conn.execute(INV.delete().where(INV.c.id.in_(
             [current[cid] for cid in removed.values()])))
@@ -186,14 +191,21 @@ def replace_all(conn, uuid, client_generation, records,
 def delete(conn, uuid, class_name):
     """Remove one class from a provider; 404 if it does not have it."""
     provider_id, generation = _locked(conn, uuid)
+    missing = 'No inventory of class %s found for delete' % class_name
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
-    result = None
-    if class_id is not None:
-        _check_unused(conn, uuid, provider_id, {class_name: class_id})
-        result = conn.execute(
-            INV.delete().where(INV.c.resource_provider_id == provider_id)
-            .where(INV.c.resource_class_id == class_id))
-    if result is None or result.rowcount != 1:
+    if class_id is None:
         raise errors.NotFound(
-            'No inventory of class %s found for delete' % class_name)
+            '%s: %s' % (missing, _UNKNOWN_CLASS % class_name))
+    in_use = _in_use(conn, uuid, provider_id, {class_name: class_id})
+    if in_use:
+        # Upstream's code for this one path is concurrent_update, not
+        # inventory.inuse; clients may match either, so keep it.
+        raise errors.Conflict(
+            'Unable to delete inventory of class %s: %s'
+            % (class_name, in_use), code=errors.CONCURRENT_UPDATE)
+    result = conn.execute(
+        INV.delete().where(INV.c.resource_provider_id == provider_id)
+        .where(INV.c.resource_class_id == class_id))
+    if result.rowcount != 1:
+        raise errors.NotFound('%s: %s' % (missing, missing))
     return base.bump_generation(conn, provider_id, generation)

@@ -25,12 +25,13 @@ def reshape(conn, inventories, writes):
     for uuid, (given, _records) in inventories.items():
         if uuid not in provider_ids:
             raise errors.BadRequest(
-                'Resource provider %s in inventories not found.' % uuid,
+                'Resource provider %s in inventories not found: %s'
+                % (uuid, base.provider_not_found(uuid).detail),
                 code=errors.RESOURCE_PROVIDER_NOT_FOUND)
         actual = generations[provider_ids[uuid]]
         if given != actual:
             raise errors.Conflict(
-                'resource provider generation conflict for provider %s - '
+                'resource provider generation conflict for provider %s: '
                 'actual: %s, given: %s' % (uuid, actual, given),
                 code=errors.CONCURRENT_UPDATE)
     for uuid, (_given, records) in inventories.items():

@@ -99,6 +99,6 @@ def delete_class(conn, name):
                             .limit(1)).first()
         if used is not None:
             raise errors.Conflict(
-                'Error in delete resource class %s: Class is in use in '
-                'inventory.' % name)
+                'Error in delete resource class: Cannot delete resource '
+                'class %s. Class is in use in inventory.' % name)
     conn.execute(RC.delete().where(RC.c.id == row.id))
