@@ -164,8 +164,8 @@ def required_traits(params, version, key='required'):
 def parse_member_of(values, version, key='member_of'):
     """The values of one ``member_of`` key into an AggregateFilter of
     normalized aggregate UUIDs."""
-            if version < microversions.ANY_TRAITS:
-                raise errors.BadRequest(
+    if len(values) > 1 and version < microversions.MULTI_MEMBER_OF:
+        raise errors.BadRequest(
             'Multiple member_of%s parameters are not supported'
             % key[len('member_of'):])
     required = []
@@ -173,7 +173,7 @@ def parse_member_of(values, version, key='member_of'):
     for value in values:
         negative = value.startswith('!')
         if negative:
-            if version < microversions.ANY_TRAITS:
+            if version < microversions.FORBIDDEN_AGGREGATES:
                 raise errors.BadRequest(
                     'Forbidden member_of parameters are not supported in '
                     'the specified microversion')
