@@ -1,9 +1,9 @@
 """The query-string parser shared by provider listing and allocation
 candidates (pure functions: no server needed)."""
 import pytest
-import webob.exc
 from webob.multidict import MultiDict
 
+from placement import errors
 from placement import microversions
 from placement import query
 
@@ -18,7 +18,7 @@ def params(*pairs):
 
 def detail(exc_info):
     exc = exc_info.value
-    assert isinstance(exc, webob.exc.HTTPBadRequest)
+    assert isinstance(exc, errors.BadRequest)
     return exc.detail
 
 
@@ -40,7 +40,7 @@ def test_resources(value, expected):
     ('VCPU:-1', 'Requested resource VCPU expected positive integer amount'),
 ])
 def test_bad_resources(value, message):
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.parse_resources(value)
     assert message in detail(exc)
 
@@ -49,12 +49,12 @@ def test_traits_by_microversion():
     traits = query.required_traits(params(('required', 'A,!B')), (1, 22))
     assert traits.required == (frozenset({'A'}),)
     assert traits.forbidden == frozenset({'B'})
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.required_traits(params(('required', '!B')), (1, 21))
     assert detail(exc) == (
         "Invalid query string parameters: Expected 'required' parameter "
         "value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !B")
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.required_traits(params(('required', 'A,,B')), LATEST)
     assert 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' in detail(exc)
 
@@ -69,10 +69,10 @@ def test_repeated_and_any_traits():
     old = query.required_traits(params(('required', 'A'), ('required', 'B')),
                                 (1, 38))
     assert old.required == (frozenset({'B'}),)
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.required_traits(params(('required', 'in:A,B')), (1, 38))
     assert 'only supported since microversion 1.39' in detail(exc)
-    with pytest.raises(webob.exc.HTTPBadRequest):
+    with pytest.raises(errors.BadRequest):
         query.required_traits(params(('required', 'in:A,!B')), LATEST)
 
 
@@ -94,7 +94,7 @@ def test_member_of():
                                 'supported'),
     ]
     for version, values, message in cases:
-        with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+        with pytest.raises(errors.BadRequest) as exc:
             query.member_of(params(*[('member_of', v) for v in values]),
                             version)
         assert message in detail(exc), values
@@ -137,7 +137,7 @@ def test_request_groups_and_orphans():
           ('group_policy', 'none')], "'bogus' is not one of"),
     ]
     for pairs, message in cases:
-        with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+        with pytest.raises(errors.BadRequest) as exc:
             query.parse_candidate_query(params(*pairs), LATEST)
         assert message in detail(exc), pairs
 
@@ -145,7 +145,7 @@ def test_request_groups_and_orphans():
 def test_resourceless_groups_need_same_subtree():
     pairs = [('resources_A', 'VCPU:1'), ('required_B', 'CUSTOM_X'),
              ('group_policy', 'none')]
-    with pytest.raises(webob.exc.HTTPBadRequest):
+    with pytest.raises(errors.BadRequest):
         query.parse_candidate_query(params(*pairs), LATEST)
     parsed = query.parse_candidate_query(
         params(*pairs, ('same_subtree', '_A,_B')), LATEST)
@@ -157,11 +157,11 @@ def test_root_required():
     root = query.parse_root_required(params(('root_required', 'A,!B')))
     assert root.required == (frozenset({'A'}),)
     assert root.forbidden == frozenset({'B'})
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.parse_root_required(params(('root_required', 'A'),
                                          ('root_required', 'B')))
     assert exc.value.detail == (
         "Query parameter 'root_required' may be specified only once.")
-    with pytest.raises(webob.exc.HTTPBadRequest) as exc:
+    with pytest.raises(errors.BadRequest) as exc:
         query.parse_root_required(params(('root_required', 'A,B,!A')))
     assert 'found in root_required: A' in detail(exc)
