@@ -19,6 +19,10 @@ api_opts = [
                choices=('keystone', 'noauth2'),
                help='keystone validates tokens through keystonemiddleware; '
                     'noauth2 trusts X-Auth-Token (development and tests).'),
+    cfg.BoolOpt('console', default=True,
+                help='Serve the read-only web console at /console/. Its '
+                     'files are public; the data it shows comes from the '
+                     'API with the user\'s own token.'),
 ]
 
 placement_opts = [

@@ -5,6 +5,7 @@ import sys
 from oslo_middleware import cors
 
 from placement import auth
+from placement import console
 from placement import conf as placement_conf
 from placement import db
 from placement import middleware
@@ -41,6 +42,9 @@ def build_app(conf, database):
     else:
         app = auth.KeystoneMiddleware(app, conf)
     app = middleware.MicroversionMiddleware(app)
+    if conf.api.console:
+        # Outside authentication: the page loads before it has a token.
+        app = console.ConsoleApp(app, conf)
     app = middleware.FaultWrapper(app)
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)

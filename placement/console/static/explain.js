@@ -1,0 +1,203 @@
+// Explain: build a GET /allocation_candidates query (or paste one), show
+// the candidates, or when there are none, GET /allocation_candidates/explain
+// as a funnel per group, the checks spanning groups and the nearest misses.
+import * as api from './api.js';
+import {h, clear, fmt, providerLink, section} from './dom.js';
+
+const GROUP_FIELDS = [
+  ['resources', 'Resources', 'VCPU:4,MEMORY_MB:8192'],
+  ['required', 'Traits', 'HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
+  ['member_of', 'Aggregates', 'in:uuid1,uuid2'],
+  ['in_tree', 'In tree', 'provider uuid'],
+];
+const GLOBAL_FIELDS = [
+  ['group_policy', 'Group policy', ['', 'none', 'isolate']],
+  ['same_subtree', 'Same subtree', '_NIC,_PF'],
+  ['root_required', 'Root traits', 'HW_CPU_X86_AVX2'],
+  ['root_member_of', 'Root aggregates', 'in:uuid1,uuid2'],
+  ['limit', 'Limit', '1000'],
+];
+const SHOWN_CANDIDATES = 20;
+const GROUP_KEY = /^(resources|required|member_of|in_tree)(.*)$/;
+
+// The query as form values, or null when the form cannot hold it (a key
+// repeated, or one the form has no field for).
+function formValues(params) {
+  const groups = new Map([['', {}]]);
+  const globals = {};
+  const seen = new Set();
+  for (const [key, value] of params) {
+    if (seen.has(key)) return null;
+    seen.add(key);
+    const match = GROUP_KEY.exec(key);
+    if (match) {
+      const group = groups.get(match[2]) || {};
+      group[match[1]] = value;
+      groups.set(match[2], group);
+    } else if (GLOBAL_FIELDS.some(([name]) => name === key)) {
+      globals[key] = value;
+    } else {
+      return null;
+    }
+  }
+  return {groups, globals};
+}
+
+function normalize(text) {
+  const trimmed = text.trim();
+  const at = trimmed.indexOf('?');
+  return at < 0 ? trimmed : trimmed.slice(at + 1);
+}
+
+export async function renderExplain(main, {rawQuery, query, signal}) {
+  const values = formValues(query) || {groups: new Map([['', {}]]), globals: {}};
+  const groupsBox = h('div', {id: 'groups'});
+  const addGroup = (suffix, fields) => {
+    const n = groupsBox.children.length;
+    groupsBox.append(h('fieldset', {class: 'group'},
+      h('legend', null, n === 0 ? 'Unsuffixed group' : 'Group'),
+      h('label', {hidden: n === 0}, h('span', null, 'Suffix'),
+        h('input', {name: 'suffix', value: suffix, placeholder: '_COMPUTE'})),
+      GROUP_FIELDS.map(([key, label, placeholder]) => h('label', null, h('span', null, label),
+        h('input', {name: key, value: fields[key] || '', placeholder})))));
+  };
+  for (const [suffix, fields] of values.groups) addGroup(suffix, fields);
+  const pasted = h('textarea', {id: 'pasted', rows: 2,
+                                placeholder: 'resources=VCPU:4&required=HW_CPU_X86_AVX2&limit=10'},
+                   formValues(query) ? '' : rawQuery);
+  const form = h('form', {id: 'explain-form', class: 'explain-form'},
+    groupsBox,
+    h('div', {class: 'wide'}, h('button', {type: 'button', class: 'link', id: 'add-group',
+                                           onclick: () => addGroup('', {})}, '+ add a group')),
+    h('fieldset', {class: 'group'}, h('legend', null, 'Across groups'),
+      GLOBAL_FIELDS.map(([key, label, hint]) => h('label', null, h('span', null, label),
+        Array.isArray(hint) ? choice(key, hint, values.globals[key])
+          : h('input', {name: key, value: values.globals[key] || '', placeholder: hint})))),
+    h('label', {class: 'wide'}, h('span', null, 'Or paste a query string (it wins over the fields)'), pasted),
+    h('button', {type: 'submit'}, 'Find candidates'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = '#/explain?' + (pasted.value.trim() ? normalize(pasted.value) : build(form));
+  });
+  const out = h('div', {id: 'outcome'});
+  main.append(h('h1', null, 'Allocation candidates, explained'), form, out);
+  if (!rawQuery) return;
+
+  out.append(h('p', {class: 'muted'}, 'Asking for candidates…'));
+  const answer = await api.get('allocation_candidates', rawQuery, signal);
+  const count = answer.allocation_requests.length;
+  if (count) {
+    clear(out).append(await candidates(answer, signal));
+    return;
+  }
+  let explanation;
+  try {
+    explanation = await api.get('allocation_candidates/explain', rawQuery, signal);
+  } catch (error) {
+    if (!(error instanceof api.ApiError && error.status === 404)) throw error;
+    clear(out).append(h('p', {id: 'candidate-count', class: 'bad'}, '0 candidates'),
+      h('p', {class: 'muted'}, 'This service cannot explain why (no GET /allocation_candidates/explain).'));
+    return;
+  }
+  clear(out).append(explained(explanation));
+}
+
+function choice(name, options, value) {
+  return h('select', {name}, options.map((option) =>
+    h('option', {value: option, selected: option === (value || '')}, option || '(not set)')));
+}
+
+function build(form) {
+  const params = new URLSearchParams();
+  for (const fieldset of form.querySelectorAll('#groups fieldset')) {
+    const suffix = fieldset.querySelector('[name=suffix]').value.trim();
+    for (const [key] of GROUP_FIELDS) {
+      const value = fieldset.querySelector(`[name=${key}]`).value.trim();
+      if (value) params.append(key + suffix, value);
+    }
+  }
+  for (const [key] of GLOBAL_FIELDS) {
+    const value = form.elements[key].value.trim();
+    if (value) params.append(key, value);
+  }
+  return params.toString();
+}
+
+async function candidates(answer, signal) {
+  const requests = answer.allocation_requests;
+  const shown = requests.slice(0, SHOWN_CANDIDATES);
+  const uuids = [...new Set(shown.flatMap((r) => Object.keys(r.allocations)))];
+  const names = new Map();
+  await api.pool(uuids, 6, async (u) => names.set(u, await api.providerName(u, signal)), signal);
+  return h('div', null,
+    h('p', {id: 'candidate-count', class: 'good'},
+      `${fmt(requests.length)} candidate${requests.length === 1 ? '' : 's'}`,
+      requests.length > shown.length ? ` (the first ${shown.length} shown)` : ''),
+    h('ol', {class: 'candidates'}, shown.map((r) => h('li', null,
+      Object.keys(r.allocations).sort().map((u) => h('div', {'data-uuid': u},
+        providerLink(u, names.get(u)), ': ',
+        Object.entries(r.allocations[u].resources).sort()
+          .map(([rc, n]) => `${rc} ${fmt(n)}`).join(', ')))))));
+}
+
+function explained(doc) {
+  const parts = [
+    h('p', {id: 'candidate-count', class: 'bad'}, `${fmt(doc.candidates)} candidates`),
+    h('p', {id: 'summary', class: 'summary'}, doc.summary),
+  ];
+  for (const group of doc.groups || []) {
+    const label = group.suffix ? `Group ${group.suffix}` : 'Unsuffixed group';
+    parts.push(section(label, funnel(group.steps || [], group.considered,
+                                     {'data-suffix': group.suffix})));
+  }
+  const combination = doc.combination;
+  if (Array.isArray(combination) ? combination.length : combination && Object.keys(combination).length) {
+    parts.push(section('Across groups', Array.isArray(combination)
+      ? funnel(combination, null, {id: 'combination'})
+      : facts(combination)));
+  }
+  if (doc.nearest && doc.nearest.length) {
+    parts.push(section('Nearest misses', h('ol', {id: 'nearest', class: 'nearest'},
+      doc.nearest.map(nearMiss))));
+  }
+  return h('div', null, parts);
+}
+
+// The steps as a funnel: each bar is what remains after that check.
+function funnel(steps, considered, attrs) {
+  const start = considered ?? (steps.length ? steps[0].removed + steps[0].remaining : 0);
+  const first = steps.find((step) => step.removed > 0);
+  return h('div', {class: 'funnel', ...attrs},
+    considered != null ? h('p', {'data-field': 'considered'}, `${fmt(considered)} providers considered`) : null,
+    first ? h('p', {class: 'first-fail'}, 'First failing check: ',
+      h('strong', {'data-field': 'first-failing'}, first.check)) : null,
+    h('table', {class: 'steps'}, steps.map((step) => h('tr', {class: step === first ? 'step first' : 'step'},
+      h('th', {scope: 'row', 'data-field': 'check'}, step.check),
+      h('td', {class: 'num', 'data-field': 'removed'}, step.removed ? `−${fmt(step.removed)}` : '0'),
+      h('td', {class: 'bar-cell'}, funnelBar(step.remaining, start)),
+      h('td', {class: 'num', 'data-field': 'remaining'}, fmt(step.remaining))))));
+}
+
+function funnelBar(remaining, start) {
+  const meter = h('meter', {min: 0, max: Math.max(start, 1), value: remaining,
+                            title: `${remaining} of ${start} remain`});
+  return meter;
+}
+
+function facts(object) {
+  return h('dl', {class: 'facts'}, Object.entries(object).map(([key, value]) => [
+    h('dt', null, key),
+    h('dd', null, typeof value === 'object' ? JSON.stringify(value) : String(value))]));
+}
+
+function nearMiss(entry) {
+  const uuid = entry.uuid || entry.provider_uuid || entry.resource_provider || entry.root_provider_uuid;
+  const name = entry.name || entry.provider_name || uuid;
+  const rest = Object.entries(entry).filter(([key]) =>
+    !['uuid', 'provider_uuid', 'resource_provider', 'root_provider_uuid', 'name', 'provider_name']
+      .includes(key));
+  return h('li', {'data-uuid': uuid || ''},
+    uuid ? providerLink(uuid, name) : name, ' ',
+    rest.map(([key, value]) => h('span', {class: 'near-' + key.replace(/[^a-z_]/gi, '')},
+      typeof value === 'object' ? JSON.stringify(value) : String(value), ' ')));
+}
