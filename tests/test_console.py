@@ -288,7 +288,7 @@ def test_no_script_sets_html():
 
 def test_overview(browser, server, client, cloud):
     main = open_page(browser, server, 'overview')
-    screenshot(browser, 'console-overview')
+    screenshot(browser, 'overview')
     providers = client.get('/resource_providers').json()['resource_providers']
     assert text_of(main, '#card-providers [data-field=value]') == str(
         len(providers))
@@ -326,7 +326,7 @@ def test_overview(browser, server, client, cloud):
 
 def test_providers_list(browser, server, client, cloud):
     main = open_page(browser, server, 'providers')
-    screenshot(browser, 'console-providers')
+    screenshot(browser, 'providers')
     rows = main.find_elements(By.CSS_SELECTOR, '#provider-table tbody tr')
     assert len(rows) == len(cloud.uuids)
     # Sorted by name; each row's usage as the API has it.
@@ -366,7 +366,7 @@ def test_providers_list(browser, server, client, cloud):
 def test_tree(browser, server, client, cloud):
     numa0 = cloud.uuids['compute-1-numa-0']
     main = open_page(browser, server, 'provider/' + numa0)
-    screenshot(browser, 'console-tree')
+    screenshot(browser, 'tree')
     tree = client.get('/resource_providers',
                       params={'in_tree': numa0}).json()['resource_providers']
     nodes = main.find_elements(By.CSS_SELECTOR, '#tree .node')
@@ -393,7 +393,7 @@ def test_tree(browser, server, client, cloud):
     main.find_element(By.CSS_SELECTOR,
                       '#consumers tr[data-consumer="%s"] a' % vm2).click()
     main = wait_state(browser, 'done')
-    screenshot(browser, 'console-consumer')
+    screenshot(browser, 'consumer')
     doc = client.get('/allocations/' + vm2).json()
     assert text_of(main, '[data-field=project]') == doc['project_id']
     assert text_of(main, '[data-field=type]') == doc['consumer_type']
@@ -436,7 +436,7 @@ def test_explain(browser, server, client, cloud):
     # Nothing has 40 VCPU free: the explanation, checked against the API.
     main = open_page(browser, server, 'explain?resources=VCPU:40'
                      '&required=HW_CPU_X86_AVX2')
-    screenshot(browser, 'console-explain')
+    screenshot(browser, 'explain')
     assert text_of(main, '#candidate-count').startswith('0 candidates')
     explained = client.get('/allocation_candidates/explain', params={
         'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'})
@@ -463,7 +463,7 @@ def test_phone_sized_window(server, cloud):
                       'provider/' + cloud.uuids['compute-1'], 'explain'):
             open_page(phone, server, route)
             if route == 'overview':
-                screenshot(phone, 'console-phone')
+                screenshot(phone, 'phone')
             # Nothing wider than the screen: no sideways scrolling.
             assert phone.execute_script(
                 'return document.documentElement.scrollWidth'
@@ -491,7 +491,7 @@ def test_keystone_asks_for_a_token():
         with chromium() as driver:
             driver.get(srv.url + '/console/#/overview')
             main = wait_state(driver, 'token')
-            screenshot(driver, 'console-token')
+            screenshot(driver, 'token')
             driver.find_element(By.ID, 'token').send_keys('a-token')
             driver.find_element(By.CSS_SELECTOR,
                                 '#token-form button').click()

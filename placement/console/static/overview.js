@@ -97,7 +97,7 @@ function paintClasses(el, totals) {
     clear(el).append(h('p', {class: 'muted'}, 'No inventory yet.'));
     return;
   }
-  clear(el).append(h('div', {class: 'scroll'}, h('table', {class: 'usage'},
+  clear(el).append(h('div', {class: 'scroll'}, h('table', {class: 'usage stack'},
     h('thead', null, h('tr', null, h('th', null, 'Class'), h('th', null, h('span', {class: 'wide-only'}, 'Used / capacity')),
                        h('th', {class: 'num'}, 'Used'), h('th', {class: 'num'}, 'Capacity'),
                        h('th', {class: 'num'}, 'Reserved'),
@@ -108,9 +108,9 @@ function paintClasses(el, totals) {
       return h('tr', {'data-rc': rc},
         h('th', {scope: 'row'}, rc),
         h('td', {class: 'bar-cell'}, usageBar(t.used, t.capacity, t.reservedUnits, label)),
-        h('td', {class: 'num', 'data-field': 'used'}, fmt(t.used)),
-        h('td', {class: 'num', 'data-field': 'capacity'}, fmt(t.capacity)),
-        h('td', {class: 'num', 'data-field': 'reserved'}, fmt(t.reserved)),
+        h('td', {class: 'num', 'data-field': 'used', 'data-label': 'used'}, fmt(t.used)),
+        h('td', {class: 'num', 'data-field': 'capacity', 'data-label': 'capacity'}, fmt(t.capacity)),
+        h('td', {class: 'num', 'data-field': 'reserved', 'data-label': 'reserved'}, fmt(t.reserved)),
         h('td', {class: 'num wide-only', 'data-field': 'providers'}, fmt(t.providers)));
     })))));
 }
