@@ -23,6 +23,8 @@ import uuid
 import httpx
 import pytest
 
+import browser_support
+from browser_support import By
 import conftest
 
 KEYSTONE_VENV = os.environ.get(
@@ -291,6 +293,44 @@ def test_cli_finds_placement_in_the_catalog(server, keystone):
                        'resource', 'provider', 'list')
     assert result.returncode != 0
     assert 'HTTP 403' in result.stderr
+
+
+def test_console_asks_for_a_token(server, keystone):
+    """The console's files need no token, its data does: the page asks
+    for one, keeps it in sessionStorage only, and asks again when keystone
+    refuses it."""
+    page = request(server, '/console/')
+    assert page.status_code == 200, page.text
+    assert page.headers['content-security-policy'].startswith(
+        "default-src 'self'")
+    with browser_support.chromium() as driver:
+        driver.get(server.url + '/console/#/providers')
+        browser_support.wait_state(driver, 'token')
+        form = driver.find_element(By.ID, 'token-form')
+        form.find_element(By.ID, 'token').send_keys('not-a-token')
+        form.find_element(By.TAG_NAME, 'button').click()
+        main = browser_support.wait_state(driver, 'token')
+        assert 'refused' in main.text
+        driver.find_element(By.ID, 'token').send_keys(keystone.admin_token)
+        driver.find_element(By.CSS_SELECTOR, '#token-form button').click()
+        main = browser_support.wait_state(driver, 'done')
+        listed = request(server, '/resource_providers',
+                         token=keystone.admin_token).json()
+        rows = main.find_elements(By.CSS_SELECTOR,
+                                  '#provider-table tbody tr')
+        assert len(rows) == min(20, len(listed['resource_providers']))
+        assert driver.execute_script(
+            'return [sessionStorage.getItem("placement-console-token"),'
+            ' localStorage.length, document.cookie]') == [
+                keystone.admin_token, 0, '']
+        # A project member may not list providers: the page says so.
+        driver.find_element(By.ID, 'signout').click()
+        browser_support.wait_state(driver, 'token')
+        driver.find_element(By.ID, 'token').send_keys(keystone.member_token)
+        driver.find_element(By.CSS_SELECTOR, '#token-form button').click()
+        main = browser_support.wait_state(driver, 'error')
+        assert '403' in main.text
+        browser_support.assert_clean_log(driver)
 
 
 def test_keystone_down_is_503(server, keystone):

@@ -150,11 +150,11 @@ function explained(doc) {
     parts.push(section(label, funnel(group.steps || [], group.considered,
                                      {'data-suffix': group.suffix})));
   }
-  const combination = doc.combination;
-  if (Array.isArray(combination) ? combination.length : combination && Object.keys(combination).length) {
-    parts.push(section('Across groups', Array.isArray(combination)
-      ? funnel(combination, null, {id: 'combination'})
-      : facts(combination)));
+  // The checks spanning groups: {considered, steps} like a group's.
+  const combination = doc.combination || {};
+  if ((combination.steps || []).length) {
+    parts.push(section('Across groups and trees',
+      funnel(combination.steps, combination.considered, {id: 'combination'}, 'trees')));
   }
   if (doc.nearest && doc.nearest.length) {
     parts.push(section('Nearest misses', h('ol', {id: 'nearest', class: 'nearest'},
@@ -164,40 +164,29 @@ function explained(doc) {
 }
 
 // The steps as a funnel: each bar is what remains after that check.
-function funnel(steps, considered, attrs) {
+function funnel(steps, considered, attrs, unit = 'providers') {
   const start = considered ?? (steps.length ? steps[0].removed + steps[0].remaining : 0);
   const first = steps.find((step) => step.removed > 0);
   return h('div', {class: 'funnel', ...attrs},
-    considered != null ? h('p', {'data-field': 'considered'}, `${fmt(considered)} providers considered`) : null,
+    considered != null ? h('p', {'data-field': 'considered'}, `${fmt(considered)} ${unit} considered`) : null,
     first ? h('p', {class: 'first-fail'}, 'First failing check: ',
       h('strong', {'data-field': 'first-failing'}, first.check)) : null,
-    h('table', {class: 'steps'}, steps.map((step) => h('tr', {class: step === first ? 'step first' : 'step'},
-      h('th', {scope: 'row', 'data-field': 'check'}, step.check),
-      h('td', {class: 'num', 'data-field': 'removed'}, step.removed ? `−${fmt(step.removed)}` : '0'),
-      h('td', {class: 'bar-cell'}, funnelBar(step.remaining, start)),
-      h('td', {class: 'num', 'data-field': 'remaining'}, fmt(step.remaining))))));
+    h('div', {class: 'scroll'}, h('table', {class: 'steps'},
+      h('thead', null, h('tr', null, h('th', null, 'Check'), h('th', {class: 'num'}, 'Removed'),
+                         h('th', null, ''), h('th', {class: 'num'}, 'Remaining'))),
+      h('tbody', null, steps.map((step) => h('tr', {class: step === first ? 'step first' : 'step'},
+        h('th', {scope: 'row', 'data-field': 'check'}, step.check),
+        h('td', {class: 'num', 'data-field': 'removed'}, step.removed ? `−${fmt(step.removed)}` : '0'),
+        h('td', {class: 'bar-cell'}, h('meter', {min: 0, max: Math.max(start, 1), value: step.remaining,
+                                                 title: `${step.remaining} of ${start} remain`})),
+        h('td', {class: 'num', 'data-field': 'remaining'}, fmt(step.remaining))))))));
 }
 
-function funnelBar(remaining, start) {
-  const meter = h('meter', {min: 0, max: Math.max(start, 1), value: remaining,
-                            title: `${remaining} of ${start} remain`});
-  return meter;
-}
-
-function facts(object) {
-  return h('dl', {class: 'facts'}, Object.entries(object).map(([key, value]) => [
-    h('dt', null, key),
-    h('dd', null, typeof value === 'object' ? JSON.stringify(value) : String(value))]));
-}
-
+// One provider that failed exactly one check: which, and by how much.
 function nearMiss(entry) {
-  const uuid = entry.uuid || entry.provider_uuid || entry.resource_provider || entry.root_provider_uuid;
-  const name = entry.name || entry.provider_name || uuid;
-  const rest = Object.entries(entry).filter(([key]) =>
-    !['uuid', 'provider_uuid', 'resource_provider', 'root_provider_uuid', 'name', 'provider_name']
-      .includes(key));
-  return h('li', {'data-uuid': uuid || ''},
-    uuid ? providerLink(uuid, name) : name, ' ',
-    rest.map(([key, value]) => h('span', {class: 'near-' + key.replace(/[^a-z_]/gi, '')},
-      typeof value === 'object' ? JSON.stringify(value) : String(value), ' ')));
+  return h('li', {'data-uuid': entry.uuid},
+    providerLink(entry.uuid, entry.name || entry.uuid), ' ',
+    entry.group ? h('span', {class: 'muted'}, `group ${entry.group}: `) : null,
+    h('span', {'data-field': 'detail'}, entry.detail), ' ',
+    h('span', {class: 'muted small', 'data-field': 'check'}, `(${entry.check})`));
 }

@@ -1,10 +1,10 @@
 // Providers: the API filters the list (resources=, required=, member_of=,
 // in_tree=), the page searches, sorts and pages it; only the visible rows
-// read their traits, aggregates and usage.
+// read their traits and usage (aggregates are on each provider's page).
 import * as api from './api.js';
 import {h, clear, fmt, providerLink, usageBar} from './dom.js';
 
-const PAGE_SIZE = 25;
+const PAGE_SIZE = 20;
 const IN_FLIGHT = 6;
 const API_FILTERS = [
   ['resources', 'Has capacity for', 'VCPU:4,MEMORY_MB:8192'],
@@ -69,12 +69,13 @@ export async function renderProviders(main, {query, signal}) {
     return '#/providers?' + params;
   }
 
+  // Each view (search, page) cancels the reads of the one before.
   let viewController = null;
+  signal.addEventListener('abort', () => viewController && viewController.abort(), {once: true});
   async function view() {
     if (viewController) viewController.abort();
     viewController = new AbortController();
     const viewSignal = viewController.signal;
-    signal.addEventListener('abort', () => viewController.abort());
     const needle = state.q.toLowerCase();
     const matches = needle
       ? all.filter((rp) => rp.name.toLowerCase().includes(needle) || rp.uuid.includes(needle))
@@ -100,7 +101,6 @@ export async function renderProviders(main, {query, signal}) {
         h('td', {class: 'mono wide-only', 'data-field': 'uuid'}, rp.uuid),
         h('td', {class: 'num', 'data-field': 'generation'}, rp.generation),
         h('td', {'data-field': 'traits', class: 'small'}, '…'),
-        h('td', {'data-field': 'aggregates', class: 'small mono wide-only'}, '…'),
         h('td', {'data-field': 'usage'}, '…'));
     });
     clear(results).append(
@@ -111,7 +111,7 @@ export async function renderProviders(main, {query, signal}) {
           h('th', null, sortLink('name', 'Name')),
           h('th', {class: 'wide-only'}, sortLink('uuid', 'UUID')),
           h('th', null, sortLink('generation', 'Gen')),
-          h('th', null, 'Traits'), h('th', {class: 'wide-only'}, 'Aggregates'),
+          h('th', null, 'Traits'),
           h('th', null, 'Usage'))),
         h('tbody', null, rows))),
       pager(page, pages, hashFor));
@@ -119,14 +119,12 @@ export async function renderProviders(main, {query, signal}) {
     await api.pool(rows, IN_FLIGHT, async (tr) => {
       const uuid = tr.dataset.uuid;
       const base = 'resource_providers/' + encodeURIComponent(uuid);
-      const [traits, aggs, usage] = await Promise.all([
+      const [traits, usage] = await Promise.all([
         api.get(base + '/traits', null, viewSignal),
-        api.get(base + '/aggregates', null, viewSignal),
         api.providerUsage(uuid, viewSignal),
       ]);
       const cell = (field) => clear(tr.querySelector(`[data-field="${field}"]`));
       cell('traits').append(traits.traits.sort().join(', '));
-      cell('aggregates').append(...aggs.aggregates.sort().map((a) => h('div', null, a)));
       cell('usage').append(...usage.map((r) => h('div', {class: 'mini', 'data-rc': r.rc},
         h('span', {class: 'rc'}, r.rc), usageBar(r.used, r.capacity, Math.floor(r.reserved * r.ratio),
           `${r.rc}: used ${fmt(r.used)} of ${fmt(r.capacity)}`),
