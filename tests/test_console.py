@@ -29,8 +29,12 @@ XSS_NAME = ('<script>window.__xss = 1</script>'
             '<img src=x onerror="window.__xss = 2">')
 
 
-def screenshot(driver, name):
+def screenshot(driver, name, scroll_to=None):
     if SCREENSHOTS:
+        if scroll_to:
+            driver.execute_script(
+                'document.getElementById(arguments[0]).scrollIntoView()',
+                scroll_to)
         driver.save_screenshot(os.path.join(SCREENSHOTS, name + '.png'))
 
 
@@ -357,7 +361,7 @@ def test_explain(browser, server, client, cloud):
     # Nothing has 40 VCPU free: the explanation, checked against the API.
     main = open_page(browser, server, 'explain?resources=VCPU:40'
                      '&required=HW_CPU_X86_AVX2')
-    screenshot(browser, 'explain')
+    screenshot(browser, 'explain', scroll_to='outcome')
     assert text_of(main, '#candidate-count').startswith('0 candidates')
     explained = client.get('/allocation_candidates/explain', params={
         'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'})
