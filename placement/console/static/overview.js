@@ -1,8 +1,8 @@
 // Overview: the whole cloud's capacity, used and reserved per resource
 // class, the fullest providers, providers without inventory, consumers by
 // type and project.  One provider list, then each provider's inventories
-// and allocations (a bounded number in flight), then each consumer's
-// allocations for its project and type; the page fills in as reads land.
+// and allocations (a bounded number in flight), then GET /usages per
+// project; the page fills in as reads land.
 import * as api from './api.js';
 import {h, clear, fmt, plural, providerLink, section, usageBar} from './dom.js';
 
@@ -145,37 +145,57 @@ function paintEmpty(el, rps, final) {
   }
 }
 
+// A consumer's project is only in GET /allocations/{consumer}; GET /usages
+// then counts all of that project's consumers by type.  So read consumers,
+// in random order, only until the projects found account for every
+// consumer seen on the providers.
 async function paintConsumers(el, consumers, signal) {
   if (!consumers.length) {
     el.append(h('p', {class: 'muted'}, 'No consumers.'));
     return;
   }
-  const progress = h('p', {class: 'muted'}, `Reading ${fmt(consumers.length)} consumers…`);
+  const progress = h('p', {class: 'muted'}, `Finding the projects of ${plural(consumers.length, 'consumer')}…`);
   el.append(progress);
-  const groups = new Map();
+  shuffle(consumers);
+  const projects = new Map();
+  let covered = 0;
+  let read = 0;
   await api.pool(consumers, IN_FLIGHT, async (uuid) => {
+    if (covered >= consumers.length) return;
     const doc = await api.get('allocations/' + encodeURIComponent(uuid), null, signal);
-    const key = JSON.stringify([doc.project_id || '', doc.consumer_type || '']);
-    const g = groups.get(key) || {project: doc.project_id || '', type: doc.consumer_type || '',
-                                  count: 0, resources: {}};
-    g.count += 1;
-    for (const {resources} of Object.values(doc.allocations)) {
-      for (const [rc, amount] of Object.entries(resources)) {
-        g.resources[rc] = (g.resources[rc] || 0) + amount;
-      }
-    }
-    groups.set(key, g);
+    read += 1;
+    const project = doc.project_id;
+    if (!project || projects.has(project)) return;
+    projects.set(project, {});
+    const body = await api.get('usages', {project_id: project}, signal);
+    projects.set(project, body.usages);
+    for (const group of Object.values(body.usages)) covered += group.consumer_count;
   }, signal);
   if (signal.aborted) return;
-  const rows = [...groups.values()].sort((a, b) =>
-    a.type.localeCompare(b.type) || a.project.localeCompare(b.project));
+  const rows = [];
+  for (const [project, usages] of projects) {
+    for (const [type, group] of Object.entries(usages)) {
+      const {consumer_count: count, ...resources} = group;
+      rows.push({project, type, count, resources});
+    }
+  }
+  rows.sort((a, b) => a.type.localeCompare(b.type) || a.project.localeCompare(b.project));
   clear(el).append(h('div', {class: 'scroll'}, h('table', {class: 'list'},
     h('thead', null, h('tr', null, h('th', null, 'Type'), h('th', null, 'Project'),
-                       h('th', null, 'Consumers'), h('th', null, 'Resources'))),
+                       h('th', {class: 'num'}, 'Consumers'), h('th', null, 'Resources'))),
     h('tbody', null, rows.map((g) => h('tr', {'data-project': g.project, 'data-type': g.type},
       h('td', {'data-field': 'type'}, g.type),
       h('td', {class: 'mono', 'data-field': 'project'}, g.project),
       h('td', {class: 'num', 'data-field': 'count'}, fmt(g.count)),
       h('td', {'data-field': 'resources'}, Object.keys(g.resources).sort()
-        .map((rc) => `${rc} ${fmt(g.resources[rc])}`).join(', '))))))));
+        .map((rc) => `${rc} ${fmt(g.resources[rc])}`).join(', '))))))),
+    h('p', {class: 'muted small'}, `${plural(projects.size, 'project')}, found by reading ` +
+      `${fmt(read)} of ${plural(consumers.length, 'consumer')}.`));
+}
+
+function shuffle(items) {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
 }
