@@ -164,7 +164,7 @@ def test_isolate_removes_trees_the_groups_alone_allow(client, w):
     assert [g['suffix'] for g in body['groups']] == ['1', '2']
     assert steps(body, '1')['resources=VCPU:1 (capacity)'] == (0, 3)
     spanning = ('combining groups (group_policy=isolate, capacity summed '
-                'across groups, one provider per resource class and group)')
+                'across groups)')
     assert combined(body) == {
         "group '1' in one tree with its sharing providers": (0, 2),
         "group '2' in one tree with its sharing providers": (0, 2),

@@ -14,6 +14,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import tempfile
 import uuid
 from unittest import mock
@@ -533,6 +534,46 @@ def test_allocation_candidates(osc, candidates_cloud):
         [[c['a']], sorted([c['root'], c['child']])])
 
     err = fails(osc, 'allocation', 'candidate', 'list',
+                '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
+    assert 'No such trait(s): CUSTOM_NOPE' in err
+    assert 'HTTP 400' in err
+
+
+def test_allocation_candidate_explain(osc, candidates_cloud):
+    """This project's osc command: the list command's options, the
+    explanation as a table of steps after the summary."""
+    c = candidates_cloud
+    args = ('allocation', 'candidate', 'explain',
+            '--resource', '%s=6' % c['cores'], '--required', c['fast'])
+    rows = osc(*args, '-f', 'json')
+    steps = {row['check']: (row['removed'], row['remaining'])
+             for row in rows if row['group'] == ''}
+    # Only "a" and the child are fast; only "a" has 6 cores free.
+    assert steps['required=%s' % c['fast']][1] == 2
+    assert steps['resources=%s:6 (capacity)' % c['cores']] == (1, 1)
+    assert rows[-1]['group'] == '(trees)'
+    assert rows[-1]['remaining'] == 1
+    out = osc(*args)
+    lines = out.splitlines()
+    assert re.match(r'1 of \d+ provider trees can satisfy the request: ',
+                    lines[0])
+    assert '1 lack capacity for %s (largest free 4, requested 6)' % c[
+        'cores'] in lines[0]
+    assert lines[1] == 'Candidates: 1'
+    assert re.match(r"Nearest: rp-\w+ \(%s\) group '': %s: 4 free, 6 "
+                    r"requested$" % (c['child'], c['cores']), lines[2])
+    assert '| group   | check' in out
+
+    # The list's other options, granular groups included.
+    rows = osc('allocation', 'candidate', 'explain',
+               '--group', '1', '--resource', '%s=1' % c['cores'],
+               '--required', c['fast'], '--member-of', c['agg'],
+               '--group', '2', '--resource', '%s=1024' % c['mem'],
+               '--forbidden', c['fast'], '--group-policy', 'isolate',
+               '--limit', '5', '-f', 'json')
+    assert {row['group'] for row in rows} == {'1', '2', '(trees)'}
+    assert rows[-1]['remaining'] == 0
+    err = fails(osc, 'allocation', 'candidate', 'explain',
                 '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
     assert 'No such trait(s): CUSTOM_NOPE' in err
     assert 'HTTP 400' in err

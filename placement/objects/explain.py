@@ -315,8 +315,7 @@ def _spanning_label(query):
     if any(len(group.traits.required) and not group.suffix
            for group in query.groups.values()):
         rules.append('required traits over the providers used')
-    rules.append('one provider per resource class and group')
-    return 'combining groups (%s)' % ', '.join(rules)
+    return 'combining groups' + (' (%s)' % ', '.join(rules) if rules else '')
 
 
 # -- the pure part ---------------------------------------------------------
