@@ -36,8 +36,11 @@ def list_allocation_candidates(req):
 def explain_allocation_candidates(req):
     ctx, version, parsed = _parse(req,
                                   'placement:allocation_candidates:explain')
-    with ctx.database.reader() as conn:
-        body = explain.explain(conn, parsed, version, ctx.config.placement)
+    # The engine runs here too, with as many small objects.
+    with _collection_paused():
+        with ctx.database.reader() as conn:
+            body = explain.explain(conn, parsed, version,
+                                   ctx.config.placement)
     return util.json_response(req, body)
 
 

@@ -16,6 +16,7 @@ The number of candidates always comes from the engine itself
 (``allocation_candidate.list_candidates``), never from this module.
 """
 import dataclasses
+import heapq
 
 import sqlalchemy as sa
 
@@ -55,23 +56,23 @@ class Check:
 
 @dataclasses.dataclass
 class Provider:
-    """Facts about one provider: ``failures`` is, per group suffix,
-    {check index: detail} of the checks of that group it fails."""
     id: int
     uuid: str
     name: str
     root: int
-    failures: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
 class Facts:
-    """What ``explain_facts`` needs: the checks per group, the providers
-    by id, the sharing providers serving each tree {root: {rp, ...}},
-    the roots failing ``root_required`` and the roots holding at least one
-    candidate (None when the engine's answer was cut by a limit)."""
+    """What ``explain_facts`` needs: the checks per group; the providers
+    by id; per group the providers failing a check {rp: {check index:
+    detail}} (the others pass them all); the sharing providers serving
+    each tree {root: {rp, ...}}; the roots failing ``root_required``; and
+    the roots holding at least one candidate (None when the engine's
+    answer was cut by a limit)."""
     checks: dict
     providers: dict
+    failures: dict
     sharing: dict
     root_failures: frozenset
     root_check: str
@@ -142,12 +143,19 @@ def gather(conn, query, version, conf, candidates=None):
 
     checks = {suffix: group_checks(group)
               for suffix, group in query.groups.items()}
-    columns = []       # (suffix, check index, SQL condition a provider meets)
+    rc_ids = provider_filter.resolve_resource_classes(
+        conn, {name for group in query.groups.values()
+               for name in group.resources})
+    # (suffix, check index, SQL condition a provider meets, failure detail)
+    columns = []
     for suffix, group in query.groups.items():
         for index, check in enumerate(checks[suffix]):
-            clause = _filter_clause(conn, group, check, trait_ids, agg_ids)
+            clause = _condition(conn, group, check, trait_ids, agg_ids,
+                                rc_ids)
             if clause is not None:
-                columns.append((suffix, index, clause))
+                detail = ('%s: no inventory' % check.rc
+                          if check.kind == 'inventory' else None)
+                columns.append((suffix, index, clause, detail))
     root_clause = sa.true()
     if query.root_required:
         root_clause = provider_filter.traits_clause(
@@ -156,19 +164,21 @@ def gather(conn, query, version, conf, candidates=None):
     stmt = sa.select(
         RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
         sa.case((root_clause, 1), else_=0),
-        *(sa.case((clause, 1), else_=0) for _, _, clause in columns))
+        *(sa.case((column[2], 1), else_=0) for column in columns))
     providers = {}
+    failures = {suffix: {} for suffix in checks}
     root_failures = set()
-    for row in conn.execute(stmt):
-        rp = Provider(row[0], row[1], row[2], row[3],
-                      {suffix: {} for suffix in checks})
-        providers[rp.id] = rp
+    for row in conn.execute(stmt).all():
+        rp = row[0]
+        providers[rp] = Provider(rp, row[1], row[2], row[3])
         if not row[4]:
-            root_failures.add(rp.root)
-        for (suffix, index, _), passed in zip(columns, row[5:]):
+            root_failures.add(row[3])
+        if all(row[5:]):
+            continue
+        for (suffix, index, _, detail), passed in zip(columns, row[5:]):
             if not passed:
-                rp.failures[suffix][index] = None
-    _resource_facts(conn, checks, providers)
+                failures[suffix].setdefault(rp, {})[index] = detail
+    _resource_failures(conn, checks, rc_ids, failures)
 
     candidate_roots = None
     complete = ((query.limit is None or count < query.limit)
@@ -179,16 +189,17 @@ def gather(conn, query, version, conf, candidates=None):
         candidate_roots = frozenset(
             by_uuid[uuid] for _, _, uuid in candidates.providers.values()
             if uuid in by_uuid)
-    facts = Facts(checks, providers, _sharing(conn, trait_ids[SHARING_TRAIT]),
+    facts = Facts(checks, providers, failures,
+                  _sharing(conn, trait_ids[SHARING_TRAIT]),
                   frozenset(root_failures),
                   _root_label(query.root_required), candidate_roots,
                   _spanning_label(query))
     return facts, count
 
 
-def _filter_clause(conn, group, check, trait_ids, agg_ids):
-    """The condition a provider meets to pass a non-resource check (None
-    for resource checks, read by ``_resource_facts``)."""
+def _condition(conn, group, check, trait_ids, agg_ids, rc_ids):
+    """The condition a provider meets to pass ``check``; None for the
+    units and capacity checks, read by ``_resource_failures``."""
     spread = group.suffix == ''
     if check.kind == 'in_tree':
         return provider_filter.in_tree_clause(
@@ -204,19 +215,20 @@ def _filter_clause(conn, group, check, trait_ids, agg_ids):
         return provider_filter.member_of_clause(
             RP.c.id, agg_filter, agg_ids,
             root_id=RP.c.root_provider_id if spread else None)
+    if check.kind == 'inventory':
+        return sa.exists().where(INV.c.resource_provider_id == RP.c.id,
+                                 INV.c.resource_class_id == rc_ids[check.rc])
+    if check.kind in ('units', 'capacity'):
+        return None
     ids = frozenset(trait_ids[name] for name in check.names)
     if check.kind == 'trait':
         return provider_filter.traits_clause(RP.c.id, (ids,), ())
-    if check.kind == 'forbidden_trait':
-        return provider_filter.traits_clause(RP.c.id, (), ids)
-    return None
+    return provider_filter.traits_clause(RP.c.id, (), ids)
 
 
-def _resource_facts(conn, checks, providers):
-    """Mark the inventory, units and capacity failures, with details."""
-    rc_ids = provider_filter.resolve_resource_classes(
-        conn, {check.rc for group in checks.values() for check in group
-               if check.rc})
+def _resource_failures(conn, checks, rc_ids, failures):
+    """Add the units and capacity failures, with their details: only the
+    inventories that cannot take the amount are read."""
     usage = provider_filter.usage_subquery()
     free = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
             - sa.func.coalesce(usage.c.used, 0))
@@ -232,34 +244,24 @@ def _resource_facts(conn, checks, providers):
             .select_from(INV.outerjoin(usage, sa.and_(
                 usage.c.resource_provider_id == INV.c.resource_provider_id,
                 usage.c.resource_class_id == INV.c.resource_class_id)))
-            .where(INV.c.resource_class_id == rc_ids[rc]))
-        rows[(rc, amount)] = {row[0]: row[1:] for row in conn.execute(stmt)}
+            .where(INV.c.resource_class_id == rc_ids[rc],
+                   ~provider_filter.fits_clause(INV, usage.c.used, amount)))
+        rows[(rc, amount)] = conn.execute(stmt).all()
     for suffix, group in checks.items():
+        failing = failures[suffix]
         for index, check in enumerate(group):
-            if check.rc is None:
+            if check.kind not in ('units', 'capacity'):
                 continue
-            found = rows[(check.rc, check.amount)]
-            for rp in providers.values():
-                detail = _resource_failure(check, found.get(rp.id))
-                if detail is not None:
-                    rp.failures[suffix][index] = detail
-
-
-def _resource_failure(check, row):
-    """The detail of a failed resource check, or None when it passes."""
-    if check.kind == 'inventory':
-        return None if row else '%s: no inventory' % check.rc
-    if row is None:
-        return None     # counted at the inventory check
-    units_ok, room_ok, free, min_unit, max_unit, step = row
-    if check.kind == 'units':
-        if units_ok:
-            return None
-        return '%s: %d requested, min_unit %d, max_unit %d, step_size %d' % (
-            check.rc, check.amount, min_unit, max_unit, step)
-    if room_ok:
-        return None
-    return Shortfall(check.rc, check.amount, max(int(free), 0))
+            for rp, units_ok, room_ok, free_, min_unit, max_unit, step in \
+                    rows[(check.rc, check.amount)]:
+                if check.kind == 'units' and not units_ok:
+                    failing.setdefault(rp, {})[index] = (
+                        '%s: %d requested, min_unit %d, max_unit %d, '
+                        'step_size %d' % (check.rc, check.amount, min_unit,
+                                          max_unit, step))
+                elif check.kind == 'capacity' and not room_ok:
+                    failing.setdefault(rp, {})[index] = Shortfall(
+                        check.rc, check.amount, max(int(free_), 0))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -320,18 +322,18 @@ def _spanning_label(query):
 
 # -- the pure part ---------------------------------------------------------
 
-def funnel(checks, providers, suffix):
-    """Steps of one group: each provider is counted at the first check it
-    fails.  Returns (steps, {provider id: index of its first failure})."""
+def funnel(checks, providers, failures):
+    """Steps of one group over ``providers`` (how many); each provider of
+    ``failures`` {rp: {check index: detail}} is counted at the first check
+    it fails.  Returns (steps, {provider id: index of its first
+    failure})."""
     removed = [0] * len(checks)
     first = {}
-    for rp in providers.values():
-        failures = rp.failures[suffix]
-        if failures:
-            index = min(failures)
-            removed[index] += 1
-            first[rp.id] = index
-    remaining = len(providers)
+    for rp, failed in failures.items():
+        index = min(failed)
+        removed[index] += 1
+        first[rp] = index
+    remaining = providers
     steps = []
     for check, count in zip(checks, removed):
         remaining -= count
@@ -340,28 +342,30 @@ def funnel(checks, providers, suffix):
     return steps, first
 
 
-def tree_serves(checks, pool, suffix):
+def tree_serves(checks, pool, failures, spread):
     """Whether the providers ``pool`` (a tree plus the sharing providers
-    serving it) can serve the group ``suffix``.
+    serving it) can serve a group whose failing providers are
+    ``failures``.
 
     A suffixed group needs one provider passing every check.  The
-    unsuffixed group may spread: among the providers passing its filters,
-    each resource class and each required trait needs one provider."""
-    if suffix:
-        return any(not rp.failures[suffix] for rp in pool)
-    eligible = [rp for rp in pool if not any(
-        checks[index].kind in _FILTER_KINDS
-        for index in rp.failures[suffix])]
+    unsuffixed group (``spread``) may spread: among the providers passing
+    its filters, each resource class and each required trait needs one
+    provider."""
+    if not spread or len(pool) == 1:
+        return any(rp not in failures for rp in pool)
+    eligible = [failures.get(rp, {}) for rp in pool]
+    eligible = [failed for failed in eligible if not any(
+        checks[index].kind in _FILTER_KINDS for index in failed)]
     needs = {}
     for index, check in enumerate(checks):
-        if check.kind in _FILTER_KINDS:
-            continue
-        # A class needs its inventory, units and capacity on one provider.
-        needs.setdefault(check.rc or check.label, []).append(index)
+        if check.kind not in _FILTER_KINDS:
+            # A class needs its inventory, units and capacity on one
+            # provider.
+            needs.setdefault(check.rc or check.label, set()).add(index)
     if not needs:
         return bool(eligible)
-    return all(any(not set(indexes) & rp.failures[suffix].keys()
-                   for rp in eligible) for indexes in needs.values())
+    return all(any(not indexes & failed.keys() for failed in eligible)
+               for indexes in needs.values())
 
 
 def combination(facts, noun='trees'):
@@ -370,7 +374,7 @@ def combination(facts, noun='trees'):
     removed trees, calling them ``noun``)."""
     trees = {}
     for rp in facts.providers.values():
-        trees.setdefault(rp.root, []).append(rp)
+        trees.setdefault(rp.root, []).append(rp.id)
     remaining = set(trees)
     steps = []
     reasons = []
@@ -386,11 +390,22 @@ def combination(facts, noun='trees'):
         remaining = left
 
     for suffix, checks in facts.checks.items():
-        def serves(root, suffix=suffix, checks=checks):
+        failures = facts.failures[suffix]
+        # Any tree with (or served by) a provider passing every check
+        # serves the group: only the others need a closer look.
+        passing = {rp.root for rp in facts.providers.values()
+                   if rp.id not in failures}
+        passing.update(root for root, sharing in facts.sharing.items()
+                       if any(rp not in failures for rp in sharing))
+
+        def serves(root, suffix=suffix, checks=checks, failures=failures,
+                   passing=passing):
+            if root in passing:
+                return True
             pool = trees[root] + [
-                facts.providers[rp] for rp in facts.sharing.get(root, ())
+                rp for rp in facts.sharing.get(root, ())
                 if facts.providers[rp].root != root]
-            return tree_serves(checks, pool, suffix)
+            return tree_serves(checks, pool, failures, spread=not suffix)
         step("group '%s' in one tree with its sharing providers" % suffix,
              serves, "%%s %s cannot serve group '%s'" % (noun, suffix))
     if facts.root_check:
@@ -406,25 +421,27 @@ def combination(facts, noun='trees'):
 def nearest(facts):
     """Up to NEAREST providers failing exactly one check of a group, the
     smallest capacity shortfalls first."""
-    misses = []
-    for rp in facts.providers.values():
-        for suffix, failures in rp.failures.items():
-            if len(failures) != 1:
+    misses = {}
+    for suffix, failures in facts.failures.items():
+        for rp, failed in failures.items():
+            if len(failed) != 1 or rp in misses:
                 continue
-            (index, detail), = failures.items()
-            check = facts.checks[suffix][index]
+            (index, detail), = failed.items()
             if isinstance(detail, Shortfall):
                 rank = (detail.requested - detail.free) / detail.requested
             else:
                 rank = 1.0
-            misses.append((rank, rp.name, suffix, {
-                'uuid': rp.uuid, 'name': rp.name, 'group': suffix,
-                'check': check.label,
-                'detail': str(detail) if detail is not None
-                else _miss_text(check)}))
-            break
-    misses.sort(key=lambda item: item[:3])
-    return [item[3] for item in misses[:NEAREST]]
+            misses[rp] = (rank, facts.providers[rp].name, suffix, index, rp)
+    found = []
+    for _, name, suffix, index, rp in heapq.nsmallest(NEAREST,
+                                                     misses.values()):
+        check = facts.checks[suffix][index]
+        detail = facts.failures[suffix][rp][index]
+        found.append({'uuid': facts.providers[rp].uuid, 'name': name,
+                      'group': suffix, 'check': check.label,
+                      'detail': str(detail) if detail is not None
+                      else _miss_text(check)})
+    return found
 
 
 def _miss_text(check):
@@ -475,13 +492,14 @@ def explain_facts(facts, candidates):
     groups = []
     reasons = []
     for suffix, checks in facts.checks.items():
-        steps, first = funnel(checks, facts.providers, suffix)
+        failures = facts.failures[suffix]
+        steps, first = funnel(checks, len(facts.providers), failures)
         groups.append({'suffix': suffix, 'considered': len(facts.providers),
                        'steps': steps})
         clauses = []
         for index, (check, step) in enumerate(zip(checks, steps)):
             if step['removed']:
-                failing = [facts.providers[rp].failures[suffix][index]
+                failing = [failures[rp][index]
                            for rp, at in first.items() if at == index]
                 clauses.append(_reason(check, step['removed'], failing))
         if clauses:
