@@ -9,7 +9,8 @@ The script drives one or two server commands purely over HTTP:
    and starts the server command;
 2. it loads a data set through the REST API (a thread pool of clients);
 3. it times ``GET /allocation_candidates`` (median, p95, requests/s at N
-   concurrent clients), then lets N claimers race each other claiming the
+   concurrent clients) and ``GET /allocation_candidates/explain`` (median,
+   p95), then lets N claimers race each other claiming the
    first candidate and finally checks, over HTTP, that no provider's usage
    exceeds its capacity.
 
@@ -305,13 +306,14 @@ def percentile(values, pct):
     return ordered[rank - 1]
 
 
-def time_latency(clients, url, repeats):
+def time_latency(clients, url, repeats,
+                 count_of=lambda body: len(body['allocation_requests'])):
     """Sequential requests after one warm-up: median / p95 in ms."""
     client = clients.get()
     resp = client.get(url)
     if resp.status_code != 200:
         return {'error': 'HTTP %d' % resp.status_code}
-    count = len(resp.json()['allocation_requests'])
+    count = count_of(resp.json())
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -475,6 +477,11 @@ def measure(clients, dataset, args, results):
         url = candidates_url(dataset, limit)
         note(results, 'latency ' + name,
              time_latency(clients, url, args.repeats))
+    # This service's explanation of the same query (no limit); other
+    # servers answer 404, shown as an error.
+    note(results, 'latency explain', time_latency(
+        clients, '/allocation_candidates/explain?' + dataset.query(),
+        args.repeats, count_of=lambda body: body['candidates']))
     for name, limit in VARIANTS:
         url = candidates_url(dataset, limit)
         note(results, 'throughput ' + name,
@@ -714,6 +721,10 @@ for _name, _ in VARIANTS:
         ('%s p95 ms' % _name, ('latency ' + _name, 'p95_ms'), False),
         ('%s candidates' % _name, ('latency ' + _name, 'candidates'), None),
     ]
+ROWS += [
+    ('explain median ms', ('latency explain', 'median_ms'), False),
+    ('explain p95 ms', ('latency explain', 'p95_ms'), False),
+]
 for _name, _ in VARIANTS:
     ROWS.append(('%s req/s (conc.)' % _name,
                  ('throughput ' + _name, 'rps'), True))
