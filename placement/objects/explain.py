@@ -66,7 +66,7 @@ class Provider:
 class Facts:
     """What ``explain_facts`` needs: the checks per group; the providers
     by id; per group the providers failing a check {rp: {check index:
-    detail}} (the others pass them all); the sharing providers serving
+    detail}} (the others pass them all; see ``_detail_text``); the sharing providers serving
     each tree {root: {rp, ...}}; the roots failing ``root_required``; and
     the roots holding at least one candidate (None when the engine's
     answer was cut by a limit)."""
@@ -146,16 +146,13 @@ def gather(conn, query, version, conf, candidates=None):
     rc_ids = provider_filter.resolve_resource_classes(
         conn, {name for group in query.groups.values()
                for name in group.resources})
-    # (suffix, check index, SQL condition a provider meets, failure detail)
-    columns = []
+    columns = []       # (suffix, check index, SQL condition a provider meets)
     for suffix, group in query.groups.items():
         for index, check in enumerate(checks[suffix]):
             clause = _condition(conn, group, check, trait_ids, agg_ids,
                                 rc_ids)
             if clause is not None:
-                detail = ('%s: no inventory' % check.rc
-                          if check.kind == 'inventory' else None)
-                columns.append((suffix, index, clause, detail))
+                columns.append((suffix, index, clause))
     root_clause = sa.true()
     if query.root_required:
         root_clause = provider_filter.traits_clause(
@@ -175,9 +172,9 @@ def gather(conn, query, version, conf, candidates=None):
             root_failures.add(row[3])
         if all(row[5:]):
             continue
-        for (suffix, index, _, detail), passed in zip(columns, row[5:]):
+        for (suffix, index, _), passed in zip(columns, row[5:]):
             if not passed:
-                failures[suffix].setdefault(rp, {})[index] = detail
+                failures[suffix].setdefault(rp, {})[index] = None
     _resource_failures(conn, checks, rc_ids, failures)
 
     candidate_roots = None
@@ -227,7 +224,7 @@ def _condition(conn, group, check, trait_ids, agg_ids, rc_ids):
 
 
 def _resource_failures(conn, checks, rc_ids, failures):
-    """Add the units and capacity failures, with their details: only the
+    """Add the units and capacity failures and their figures: only the
     inventories that cannot take the amount are read."""
     usage = provider_filter.usage_subquery()
     free = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
@@ -255,10 +252,8 @@ def _resource_failures(conn, checks, rc_ids, failures):
             for rp, units_ok, room_ok, free_, min_unit, max_unit, step in \
                     rows[(check.rc, check.amount)]:
                 if check.kind == 'units' and not units_ok:
-                    failing.setdefault(rp, {})[index] = (
-                        '%s: %d requested, min_unit %d, max_unit %d, '
-                        'step_size %d' % (check.rc, check.amount, min_unit,
-                                          max_unit, step))
+                    failing.setdefault(rp, {})[index] = (min_unit, max_unit,
+                                                         step)
                 elif check.kind == 'capacity' and not room_ok:
                     failing.setdefault(rp, {})[index] = Shortfall(
                         check.rc, check.amount, max(int(free_), 0))
@@ -402,6 +397,8 @@ def combination(facts, noun='trees'):
                    passing=passing):
             if root in passing:
                 return True
+            if len(trees[root]) == 1 and root not in facts.sharing:
+                return False    # its only provider fails a check
             pool = trees[root] + [
                 rp for rp in facts.sharing.get(root, ())
                 if facts.providers[rp].root != root]
@@ -439,13 +436,21 @@ def nearest(facts):
         detail = facts.failures[suffix][rp][index]
         found.append({'uuid': facts.providers[rp].uuid, 'name': name,
                       'group': suffix, 'check': check.label,
-                      'detail': str(detail) if detail is not None
-                      else _miss_text(check)})
+                      'detail': _detail_text(check, detail)})
     return found
 
 
-def _miss_text(check):
-    """What a provider lacks for a non-resource check."""
+def _detail_text(check, detail):
+    """How a provider misses ``check``; ``detail`` is what the facts kept:
+    a Shortfall for capacity, (min_unit, max_unit, step_size) for units,
+    None otherwise."""
+    if check.kind == 'capacity':
+        return str(detail)
+    if check.kind == 'units':
+        return '%s: %d requested, min_unit %d, max_unit %d, step_size %d' % (
+            (check.rc, check.amount) + tuple(detail))
+    if check.kind == 'inventory':
+        return '%s: no inventory' % check.rc
     return {
         'in_tree': 'outside the tree',
         'member_of': 'not in the aggregate(s)',
