@@ -84,11 +84,16 @@ def member_of_clause(provider_id, agg_filter, agg_ids, root_id=None):
     ``root_id`` (the provider's root id column) membership of the root
     counts too, as GET /allocation_candidates wants.
     """
-    members = [provider_id] if root_id is None else [provider_id, root_id]
+    columns = [provider_id] if root_id is None else [provider_id, root_id]
 
     def in_any(ids):
-        return sa.exists().where(RPA.c.resource_provider_id.in_(members),
-                                 RPA.c.aggregate_id.in_(sorted(ids)))
+        # The members of the aggregates, selected once and uncorrelated:
+        # every database then materializes (or semi-joins) that list once
+        # instead of probing the aggregate's members for each provider row,
+        # which MariaDB did with a correlated EXISTS (quadratic).
+        members = sa.select(RPA.c.resource_provider_id).where(
+            RPA.c.aggregate_id.in_(sorted(ids)))
+        return sa.or_(*(column.in_(members) for column in columns))
 
     clauses = []
     for any_of in agg_filter.required:

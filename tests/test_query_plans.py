@@ -1,0 +1,245 @@
+"""The candidate and provider-listing statements stay linear in the number
+of providers on every database.
+
+Wall-clock time is too noisy on a shared machine, so the work a database
+does is counted instead, deterministically: SQLite's virtual-machine steps
+(progress handler), MariaDB's handler reads (``Handler_read%`` session
+status) and PostgreSQL's rows produced or filtered out by every plan node
+(``EXPLAIN ANALYZE``).  The same requests run on a data set and on one four
+times as large; a plan that does per-row work proportional to the data
+(e.g. MariaDB probing every member of an aggregate for each inventory row)
+makes the work grow about sixteenfold and fails the test.
+"""
+import json
+import os
+import uuid
+
+import pytest
+import sqlalchemy as sa
+import webob.multidict
+from urllib import parse
+
+from placement import conf as placement_conf
+from placement import db
+from placement import microversions
+from placement import query
+from placement import tables
+from placement.objects import allocation_candidate
+from placement.objects import bootstrap
+from placement.objects import resource_provider
+
+import conftest
+
+LATEST = microversions.MAX
+AGG_FLAT = str(uuid.UUID(int=1))
+AGG_NESTED = str(uuid.UUID(int=2))
+# Growth allowed for four times the providers: linear work plus slack for
+# fixed costs that do not shrink (quadratic work grows about 16x).
+MAX_GROWTH = 4 * 1.5
+
+CANDIDATE_QUERIES = [
+    # Flat compute nodes sharing disk through their aggregate.
+    'resources=VCPU:1,MEMORY_MB:256,DISK_GB:10&member_of=%s'
+    '&required=HW_CPU_X86_AVX2' % AGG_FLAT,
+    # Nested trees: the root's aggregate counts for the unsuffixed group.
+    'resources=DISK_GB:10&member_of=%s&resources_C=VCPU:1,MEMORY_MB:64'
+    '&required_C=HW_CPU_X86_AVX2&resources_F=FPGA:1&same_subtree=_C,_F'
+    '&group_policy=isolate&root_required=!COMPUTE_STATUS_DISABLED'
+    % AGG_NESTED,
+    # Forbidden aggregate and trait.
+    'resources=VCPU:1&member_of=!%s&required=!COMPUTE_STATUS_DISABLED'
+    % AGG_NESTED,
+    # A suffixed group's own membership, any of two aggregates.
+    'resources_C=VCPU:1&member_of_C=in:%s,%s&group_policy=none'
+    % (AGG_FLAT, AGG_NESTED),
+]
+
+
+class Seeder:
+    """Providers written straight into the tables, in batches."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.next_id = 1
+        with engine.begin() as conn:
+            self.rc = dict(conn.execute(sa.select(
+                tables.resource_classes.c.name,
+                tables.resource_classes.c.id)).all())
+            self.traits = dict(conn.execute(sa.select(
+                tables.traits.c.name, tables.traits.c.id)).all())
+            conn.execute(tables.placement_aggregates.insert(), [
+                {'id': 1, 'uuid': AGG_FLAT}, {'id': 2, 'uuid': AGG_NESTED}])
+
+    def _provider(self, rows, root=None, parent=None, inventory=(),
+                  traits=(), aggregate=None):
+        rp = self.next_id
+        self.next_id += 1
+        rows['rp'].append({'id': rp, 'uuid': str(uuid.uuid4()),
+                           'name': 'rp-%d' % rp, 'generation': 1,
+                           'root_provider_id': root or rp,
+                           'parent_provider_id': parent})
+        for name, total in inventory:
+            rows['inv'].append({
+                'resource_provider_id': rp,
+                'resource_class_id': self.rc[name], 'total': total,
+                'reserved': 0, 'min_unit': 1, 'max_unit': total,
+                'step_size': 1, 'allocation_ratio': 1.0})
+        for name in traits:
+            rows['trait'].append({'resource_provider_id': rp,
+                                  'trait_id': self.traits[name]})
+        if aggregate:
+            rows['agg'].append({'resource_provider_id': rp,
+                                'aggregate_id': aggregate})
+        return rp
+
+    def add(self, flat, trees, sharing):
+        rows = {'rp': [], 'inv': [], 'trait': [], 'agg': []}
+        for _ in range(flat):
+            self._provider(rows, inventory=[('VCPU', 32), ('MEMORY_MB', 8192),
+                                            ('DISK_GB', 100)],
+                           traits=['HW_CPU_X86_AVX2'], aggregate=1)
+        for _ in range(sharing):
+            self._provider(rows, inventory=[('DISK_GB', 10000)],
+                           traits=['MISC_SHARES_VIA_AGGREGATE'], aggregate=1)
+        for _ in range(trees):
+            root = self._provider(rows, inventory=[('DISK_GB', 2000)],
+                                  aggregate=2)
+            for _ in range(2):
+                numa = self._provider(
+                    rows, root=root, parent=root,
+                    inventory=[('VCPU', 16), ('MEMORY_MB', 4096)],
+                    traits=['HW_CPU_X86_AVX2'])
+                self._provider(rows, root=root, parent=numa,
+                               inventory=[('FPGA', 1)])
+        with self.engine.begin() as conn:
+            conn.execute(tables.resource_providers.insert(), rows['rp'])
+            conn.execute(tables.inventories.insert(), rows['inv'])
+            conn.execute(tables.resource_provider_traits.insert(),
+                         rows['trait'])
+            conn.execute(tables.resource_provider_aggregates.insert(),
+                         rows['agg'])
+            # Fresh statistics, as a running database has them.
+            if conn.dialect.name == 'postgresql':
+                conn.exec_driver_sql('ANALYZE')
+            elif conn.dialect.name == 'mysql':
+                for table in tables.metadata.sorted_tables:
+                    conn.exec_driver_sql('ANALYZE TABLE %s' % table.name)
+
+
+class WorkCounter:
+    """Counts the work the database does for what runs inside ``count``."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.dialect = engine.dialect.name
+
+    def count(self, conn, func):
+        if self.dialect == 'sqlite':
+            steps = [0]
+
+            def tick():
+                steps[0] += 1
+                return 0
+            raw = conn.connection.driver_connection
+            raw.set_progress_handler(tick, 100)
+            try:
+                func(conn)
+            finally:
+                raw.set_progress_handler(None, 0)
+            return steps[0]
+        if self.dialect == 'mysql':
+            before = self._handler_reads(conn)
+            func(conn)
+            return self._handler_reads(conn) - before
+        statements = []
+
+        def capture(conn, cursor, statement, parameters, context, many):
+            statements.append((statement, parameters))
+        sa.event.listen(self.engine, 'before_cursor_execute', capture)
+        try:
+            func(conn)
+        finally:
+            sa.event.remove(self.engine, 'before_cursor_execute', capture)
+        return sum(self._pg_rows(conn, statement, parameters)
+                   for statement, parameters in statements)
+
+    @staticmethod
+    def _handler_reads(conn):
+        rows = conn.exec_driver_sql(
+            "SHOW SESSION STATUS LIKE 'Handler_read%%'").all()
+        return sum(int(value) for _, value in rows)
+
+    @staticmethod
+    def _pg_rows(conn, statement, parameters):
+        plan = conn.exec_driver_sql(
+            'EXPLAIN (ANALYZE, FORMAT JSON) ' + statement,
+            parameters).scalar()
+        if isinstance(plan, str):
+            plan = json.loads(plan)
+
+        def walk(node):
+            rows = (node.get('Actual Rows', 0)
+                    + node.get('Rows Removed by Filter', 0)
+                    + node.get('Rows Removed by Join Filter', 0)
+                    ) * node.get('Actual Loops', 1)
+            return rows + sum(walk(child) for child in node.get('Plans', ()))
+        return walk(plan[0]['Plan'])
+
+
+@pytest.fixture(scope='module')
+def placement_db(database):
+    path = conftest.write_config(database.workdir, database.url)
+    conf = placement_conf.load(config_files=[path])
+    placement_db = db.Database(conf)
+    bootstrap.prepare_database(placement_db, migrate=True)
+    yield placement_db
+    placement_db.engine.dispose()
+
+
+def _params(query_string):
+    return webob.multidict.MultiDict(parse.parse_qsl(query_string))
+
+
+def _candidates(query_string, conf):
+    parsed = query.parse_candidate_query(_params(query_string), LATEST)
+
+    def run(conn):
+        result = allocation_candidate.list_candidates(
+            conn, parsed, LATEST, conf.placement)
+        assert result.candidates, query_string
+    return run
+
+
+def _providers(conn):
+    found = resource_provider.get_all(
+        conn, resources={'VCPU': 1},
+        traits=query.required_traits(
+            _params('required=HW_CPU_X86_AVX2'), LATEST),
+        member_of=query.member_of(_params('member_of=' + AGG_FLAT), LATEST))
+    assert found
+
+
+def test_work_grows_linearly_with_providers(placement_db):
+    conf = placement_db.conf
+    requests = {qs: _candidates(qs, conf) for qs in CANDIDATE_QUERIES}
+    requests['GET /resource_providers'] = _providers
+    seeder = Seeder(placement_db.engine)
+    counter = WorkCounter(placement_db.engine)
+
+    def measure():
+        work = {}
+        for label, func in requests.items():
+            with placement_db.reader() as conn:
+                func(conn)   # warm caches and plans
+                work[label] = counter.count(conn, func)
+        return work
+
+    seeder.add(flat=60, trees=15, sharing=2)
+    small = measure()
+    # Sharing providers per aggregate do not grow with the cloud.
+    seeder.add(flat=180, trees=45, sharing=0)
+    large = measure()
+    growth = {label: large[label] / max(small[label], 1) for label in small}
+    too_fast = {label: (small[label], large[label], round(ratio, 1))
+                for label, ratio in growth.items() if ratio > MAX_GROWTH}
+    assert not too_fast, too_fast
