@@ -225,7 +225,11 @@ class _Search:
         for index, group in enumerate(self.groups):
             if not group.amounts:
                 continue
-            stmt = group.stmt.where(RP.c.id.in_(sorted(served)))
+            # On the inventory side: PostgreSQL then reads these providers'
+            # rows by index instead of scanning all providers once per
+            # inventory row of the class (its row estimate here is 1).
+            stmt = group.stmt.where(
+                INV.c.resource_provider_id.in_(sorted(served)))
             for root, rp, fit in self._rows(_fetch(self.conn, stmt), group):
                 self.sharing_root[rp] = root
                 for anchor in served[rp]:
