@@ -166,7 +166,7 @@ class BackgroundProcess:
 class Server(BackgroundProcess):
     """``placement-api`` under gunicorn on a free port."""
 
-    def __init__(self, workdir, workers=1, env=None):
+    def __init__(self, workdir, workers=1, env=None, args=()):
         self.workdir = workdir
         self.port = free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
@@ -174,7 +174,7 @@ class Server(BackgroundProcess):
         environ.update(env or {})
         self.start([sys.executable, '-m', 'placement.cmd.api',
                     '--bind', '127.0.0.1:%d' % self.port,
-                    '--workers', str(workers)],
+                    '--workers', str(workers), *args],
                    environ, os.path.join(workdir, 'server.log'),
                    self.url + '/')
 

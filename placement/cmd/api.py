@@ -1,6 +1,7 @@
 """placement-api: serve the service with gunicorn.
 
-    placement-api [--bind 127.0.0.1:8778] [--workers N] [--timeout S]
+    placement-api [--bind 127.0.0.1:8778] [--workers N] [--threads N]
+                  [--request-timeout S] [--timeout S]
 
 Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 ``--config-file``).  The database is prepared once here, before the workers
@@ -13,6 +14,7 @@ import sys
 from gunicorn.app import base as gunicorn_base
 
 from placement.cmd import common
+from placement.cmd import worker
 from placement import conf as placement_conf
 from placement import db
 from placement import deploy
@@ -42,6 +44,12 @@ class _Server(gunicorn_base.BaseApplication):
         return deploy.build_app(self._conf, db.Database(self._conf))
 
 
+# Chosen by measuring the request mix of bench/mix_bench.py, see
+# docs/operators.md.
+DEFAULT_THREADS = 4
+DEFAULT_REQUEST_TIMEOUT = 10.0
+
+
 def default_workers():
     return min(4, multiprocessing.cpu_count())
 
@@ -53,6 +61,12 @@ def parse_args(argv):
                         help='address:port to listen on (default %(default)s)')
     parser.add_argument('--workers', type=int, default=default_workers(),
                         help='worker processes (default: cores, at most 4)')
+    parser.add_argument('--threads', type=int, default=DEFAULT_THREADS,
+                        help='request threads per worker (default %(default)s)')
+    parser.add_argument('--request-timeout', type=float,
+                        default=DEFAULT_REQUEST_TIMEOUT,
+                        help='seconds a request may take to arrive before '
+                        'its connection is dropped (default %(default)s)')
     parser.add_argument('--timeout', type=int, default=120,
                         help='seconds before a silent worker is restarted')
     parser.add_argument('--config-file', action='append', default=None,
@@ -87,7 +101,10 @@ def main(argv=None):
         'workers': args.workers,
         'timeout': args.timeout,
         'graceful_timeout': 10,
-        'worker_class': 'sync',
+        # Threads that only get requests that have fully arrived: slow or
+        # idle clients never hold one (see placement/cmd/worker.py).
+        'worker_class': worker.worker_class(args.request_timeout),
+        'threads': args.threads,
         # The service writes its own access line per request.
         'accesslog': None,
         'proc_name': 'placement-api',

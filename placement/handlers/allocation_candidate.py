@@ -2,6 +2,7 @@
 import contextlib
 import gc
 import logging
+import threading
 
 from placement import microversion
 from placement import microversions
@@ -70,22 +71,38 @@ def _log_explanation(ctx, conn, parsed, version, result):
              ctx.global_request_id or '-', summary)
 
 
-@contextlib.contextmanager
-def _collection_paused():
-    """Pause the cyclic garbage collector while a large answer is built.
+class _CollectionPause:
+    """Pause the cyclic garbage collector while large answers are built.
 
     Tens of thousands of small dicts would trigger collections that each
     walk every live object; what is built here holds no cycles, so
-    reference counting frees it and the collector can wait.
+    reference counting frees it and the collector can wait.  Requests run
+    in threads: the collector restarts when the last overlapping pause
+    ends, and only if it was running when the first began.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active = 0
+        self._resume = False
+
+    @contextlib.contextmanager
+    def __call__(self):
+        with self._lock:
+            if not self._active:
+                self._resume = gc.isenabled()
+                gc.disable()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if not self._active and self._resume:
+                    gc.enable()
+
+
+_collection_paused = _CollectionPause()
 
 
 def _allocation_requests(result, version):
