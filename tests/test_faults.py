@@ -295,6 +295,7 @@ def test_database_restart_mid_load(private_db, capsys):
 def test_worker_killed_mid_load(backend, capsys):
     workers = 2 if backend == 'sqlite' else 4
     kills = 2
+    killed_at = []
     with stress.service(backend, workers) as svc:
         data = stress.Sharing()
         with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
@@ -308,6 +309,7 @@ def test_worker_killed_mid_load(backend, capsys):
                 time.sleep(2)
                 victim = sorted(_wait_for_workers(svc.server, workers))[0]
                 os.kill(victim, signal.SIGKILL)
+                killed_at.append(time.monotonic())
             _wait_for_workers(svc.server, workers)
             time.sleep(3)
         finally:
@@ -321,9 +323,13 @@ def test_worker_killed_mid_load(backend, capsys):
         print('\n' + stress.summary('%s/%d workers/sharing, %d workers '
                                     'killed' % (backend, workers, kills),
                                     load, check))
-    figures = load.figures()
     assert after == 200
-    # A sync worker serves one request at a time: each kill may drop one.
-    assert figures['no_answer'] <= kills, [
-        o for o in load.outcomes if o.status is None]
+    # A threaded worker holds the requests of every connection it accepted
+    # (running, queued or still arriving): a kill may drop those, and
+    # nothing else may go unanswered.
+    dropped = [o for o in load.outcomes if o.status is None]
+    # (A second of slack: the kill is noted just after it happened.)
+    assert all(any(o.started - 1 <= kill <= o.ended + 1
+                   for kill in killed_at) for o in dropped), (
+        killed_at, dropped)
     stress.assert_sound(load, check, svc.log, allow_503=backend == 'sqlite')
