@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 import conftest
 from placement import conf as placement_conf
+from placement import db
 from placement import migration
 
 API = os.path.join(os.path.dirname(sys.executable), 'placement-api')
@@ -103,3 +104,24 @@ def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
         assert migration.current(engine) == migration.head()
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize('url, disabled', [
+    ('mysql+pymysql://root@127.0.0.1/placement', True),
+    ('mysql+pymysql://root@127.0.0.1/placement?ssl_ca=/etc/ca.pem', False),
+    ('mysql+pymysql://root@127.0.0.1/placement?ssl_disabled=0', False),
+])
+def test_pymysql_tls_only_when_configured(tmp_path, url, disabled):
+    # Without TLS settings new connections skip PyMySQL's TLS context.
+    conf = placement_conf.load(
+        config_files=[conftest.write_config(str(tmp_path), url)])
+    engine = db.create_engine(conf)
+    seen = {}
+
+    @sa.event.listens_for(engine, 'do_connect')
+    def capture(dialect, record, cargs, cparams):
+        seen.update(cparams)
+        raise RuntimeError('not connecting')
+    with pytest.raises(Exception, match='not connecting'):
+        engine.connect()
+    assert (seen.get('ssl_disabled') is True) is disabled
