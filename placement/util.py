@@ -1,6 +1,9 @@
 """Helpers shared by the handlers: request checks, JSON in and out."""
+import contextlib
 import datetime
 import functools
+import gc
+import threading
 import uuid
 
 import jsonschema
@@ -196,3 +199,38 @@ def link(req, path, rel='self'):
 def location(req, path):
     """An absolute Location header value, including any path prefix."""
     return req.host_url + req.script_name + path
+
+
+class _CollectionPause:
+    """Pause the cyclic garbage collector while large answers are built
+    (``with util.collection_paused():``).
+
+    Tens of thousands of small dicts would trigger collections that each
+    walk every live object; what is built here holds no cycles, so
+    reference counting frees it and the collector can wait.  Requests run
+    in threads: the collector restarts when the last overlapping pause
+    ends, and only if it was running when the first began.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active = 0
+        self._resume = False
+
+    @contextlib.contextmanager
+    def __call__(self):
+        with self._lock:
+            if not self._active:
+                self._resume = gc.isenabled()
+                gc.disable()
+            self._active += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._active -= 1
+                if not self._active and self._resume:
+                    gc.enable()
+
+
+collection_paused = _CollectionPause()

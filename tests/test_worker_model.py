@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from placement.cmd import api
-from placement.handlers import allocation_candidate
+from placement import util
 
 import conftest
 
@@ -81,7 +81,7 @@ def test_request_arriving_in_pieces_is_served(server):
 
 
 def test_collector_pause_under_threads():
-    pause = allocation_candidate._collection_paused
+    pause = util.collection_paused
     paused = []
 
     def render():

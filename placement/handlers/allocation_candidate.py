@@ -1,8 +1,5 @@
 """Handlers: GET /allocation_candidates and its explanation."""
-import contextlib
-import gc
 import logging
-import threading
 
 from placement import microversion
 from placement import microversions
@@ -19,7 +16,7 @@ LOG = logging.getLogger(__name__)
 @microversion.since(microversions.ALLOCATION_CANDIDATES)
 def list_allocation_candidates(req):
     ctx, version, parsed = _parse(req, 'placement:allocation_candidates:list')
-    with _collection_paused():
+    with util.collection_paused():
         with ctx.database.reader() as conn:
             result = allocation_candidate.list_candidates(
                 conn, parsed, version, ctx.config.placement)
@@ -69,40 +66,6 @@ def _log_explanation(ctx, conn, parsed, version, result):
     LOG.info('no allocation candidates: request_id: %s '
              'global_request_id: %s: %s', ctx.request_id,
              ctx.global_request_id or '-', summary)
-
-
-class _CollectionPause:
-    """Pause the cyclic garbage collector while large answers are built.
-
-    Tens of thousands of small dicts would trigger collections that each
-    walk every live object; what is built here holds no cycles, so
-    reference counting frees it and the collector can wait.  Requests run
-    in threads: the collector restarts when the last overlapping pause
-    ends, and only if it was running when the first began.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._active = 0
-        self._resume = False
-
-    @contextlib.contextmanager
-    def __call__(self):
-        with self._lock:
-            if not self._active:
-                self._resume = gc.isenabled()
-                gc.disable()
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if not self._active and self._resume:
-                    gc.enable()
-
-
-_collection_paused = _CollectionPause()
 
 
 def _allocation_requests(result, version):

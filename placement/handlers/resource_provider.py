@@ -15,23 +15,30 @@ def _path(uuid):
     return '/resource_providers/' + uuid
 
 
-def serialize(req, provider):
-    """The API view of a provider dict, shaped by the microversion."""
-    path = _path(provider['uuid'])
-    links = [util.link(req, path),
-             util.link(req, path + '/inventories', 'inventories'),
-             util.link(req, path + '/usages', 'usages')]
-    for version, rel in ((microversions.AGGREGATES, 'aggregates'),
-                         (microversions.TRAITS, 'traits'),
-                         (microversions.ALLOCATIONS_LINK, 'allocations')):
-        if microversion.at_least(req, version):
-            links.append(util.link(req, path + '/' + rel, rel))
-    data = {'uuid': provider['uuid'], 'name': provider['name'],
-            'generation': provider['generation'], 'links': links}
-    if microversion.at_least(req, microversions.NESTED_PROVIDERS):
-        data['parent_provider_uuid'] = provider['parent_provider_uuid']
-        data['root_provider_uuid'] = provider['root_provider_uuid']
-    return data
+def serializer(req):
+    """A function giving the API view of a provider dict, shaped by the
+    microversion; what depends only on the request is worked out once, so
+    that long listings do not repeat it per provider."""
+    prefix = req.script_name + '/resource_providers/'
+    rels = ['inventories', 'usages'] + [
+        rel for version, rel in ((microversions.AGGREGATES, 'aggregates'),
+                                 (microversions.TRAITS, 'traits'),
+                                 (microversions.ALLOCATIONS_LINK,
+                                  'allocations'))
+        if microversion.at_least(req, version)]
+    tree = microversion.at_least(req, microversions.NESTED_PROVIDERS)
+
+    def serialize(provider):
+        href = prefix + provider['uuid']
+        links = [{'rel': 'self', 'href': href}]
+        links += [{'rel': rel, 'href': href + '/' + rel} for rel in rels]
+        data = {'uuid': provider['uuid'], 'name': provider['name'],
+                'generation': provider['generation'], 'links': links}
+        if tree:
+            data['parent_provider_uuid'] = provider['parent_provider_uuid']
+            data['root_provider_uuid'] = provider['root_provider_uuid']
+        return data
+    return serialize
 
 
 def _modified(*providers):
@@ -40,7 +47,7 @@ def _modified(*providers):
 
 
 def _one(req, provider):
-    return util.json_response(req, serialize(req, provider),
+    return util.json_response(req, serializer(req)(provider),
                               last_modified=_modified(provider))
 
 
@@ -115,8 +122,10 @@ def list_resource_providers(req):
         filters['traits'] = query.required_traits(req.GET, version)
     if 'member_of' in params:
         filters['member_of'] = query.member_of(req.GET, version)
-    with ctx.database.reader() as conn:
-        providers = rp_obj.get_all(conn, **filters)
-    return util.json_response(
-        req, {'resource_providers': [serialize(req, p) for p in providers]},
-        last_modified=_modified(*providers))
+    with util.collection_paused():
+        with ctx.database.reader() as conn:
+            providers = rp_obj.get_all(conn, **filters)
+        return util.json_response(
+            req,
+            {'resource_providers': list(map(serializer(req), providers))},
+            last_modified=_modified(*providers))

@@ -73,7 +73,9 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
         uuids = set(member_of.forbidden).union(*member_of.required)
         stmt = stmt.where(provider_filter.member_of_clause(
             RP.c.id, member_of, provider_filter.resolve_aggregates(conn, uuids)))
-    return [dict(row) for row in conn.execute(stmt).mappings()]
+    result = conn.execute(stmt)
+    keys = tuple(result.keys())
+    return [dict(zip(keys, row)) for row in result]
 
 
 def _check_unique(conn, name, uuid=None, provider_id=None):
