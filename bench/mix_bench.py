@@ -360,6 +360,15 @@ class Mix:
         if taken is not None:
             self.call('delete', 'DELETE', '/allocations/' + taken[0])
 
+    def offered(self):
+        """Requests per second the schedule sends when the server keeps
+        up (a claim or move taking its first candidate)."""
+        args = self.args
+        refresh = sum(1 + 3 * len(tree) + bool(aggregate)
+                      for _, tree, aggregate in self.cloud.computes)
+        return (refresh * (1 + args.inventory_change) / args.refresh
+                + 3 * args.creates + 3 * args.moves + args.deletes)
+
     # -- the schedule ------------------------------------------------------
 
     def _push(self, due, task):
@@ -427,6 +436,9 @@ class Mix:
         table = self.stats.table(args.duration)
         served = sum(figures['count'] for op, figures in table.items()
                      if not op.startswith('_'))
+        table['_schedule']['offered_per_s'] = self.offered()
+        table['_schedule']['overdue_at_end'] = sum(
+            1 for due, _, _ in self.queue if due < self.stop_at)
         table['_schedule']['server_cpu_s'] = cpu
         table['_schedule']['server_cpu_ms_per_request'] = (
             1000 * cpu / served if served else None)
@@ -482,9 +494,11 @@ def print_table(label, result, markdown):
         f['errors'] for k, f in result.items() if not k.startswith('_'))),
         ''])
     late = result.get('_schedule', {})
-    print('\n%s: schedule late p50 %.0f ms, p99 %.0f ms; server CPU %.1f s, '
-          '%.1f ms per request\n' % (
-              label, late['late_p50_ms'], late['late_p99_ms'],
+    print('\n%s: offered %.0f req/s; sent late p50 %.0f ms, p99 %.0f ms; '
+          '%d schedules overdue at the end; server CPU %.1f s, %.1f ms per '
+          'request\n' % (
+              label, late['offered_per_s'], late['late_p50_ms'],
+              late['late_p99_ms'], late['overdue_at_end'],
               late['server_cpu_s'], late['server_cpu_ms_per_request'] or 0))
     if markdown:
         print('| ' + ' | '.join(header) + ' |')
