@@ -35,7 +35,7 @@ def explain_allocation_candidates(req):
     ctx, version, parsed = _parse(req,
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
-    with _collection_paused():
+    with util.collection_paused():
         with ctx.database.reader() as conn:
             body = explain.explain(conn, parsed, version,
                                    ctx.config.placement)
