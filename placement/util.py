@@ -15,6 +15,7 @@ from placement import errors
 from placement import microversion
 from placement import microversions
 from placement.middleware import CONTEXT_ENVIRON
+from placement.objects import base
 
 JSON = 'application/json'
 # Upper bound of integer fields, as upstream's database columns.
@@ -175,7 +176,7 @@ def newest(*timestamps):
 def rows_modified(rows):
     """Last-Modified of a listing: the newest change among its rows
     (objects with ``created_at`` and ``updated_at``); now if empty."""
-    return newest(*(row.updated_at or row.created_at for row in rows))
+    return newest(base.last_change(rows))
 
 
 def is_uuid(value):

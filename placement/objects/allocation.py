@@ -30,6 +30,7 @@ from placement import errors
 from placement import tables
 from placement.objects import base
 from placement.objects import consumer as consumer_obj
+from placement.objects import provider_filter
 
 ALLOC = tables.allocations
 INV = tables.inventories
@@ -183,17 +184,9 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
     provider_ids = {row[0] for row in rows}
     inventories = {
         (r.resource_provider_id, r.resource_class_id): r
-        for r in conn.execute(sa.select(INV).where(
-            INV.c.resource_provider_id.in_(provider_ids)))}
-    usages = {
-        (r.resource_provider_id, r.resource_class_id): r.used
         for r in conn.execute(
-            sa.select(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id,
-                      sa.func.sum(ALLOC.c.used).label('used'))
-            .where(ALLOC.c.resource_provider_id.in_(provider_ids))
-            .group_by(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id))}
+            sa.select(INV, provider_filter.used_from(INV).label('used'))
+            .where(INV.c.resource_provider_id.in_(provider_ids)))}
     wanted = collections.Counter()
     for rp_id, rc_id, amount, _consumer in rows:
         where = "'%s' on resource provider '%s'" % (
@@ -213,7 +206,7 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
         capacity = int((inv.total - inv.reserved) * inv.allocation_ratio)
-        used = int(usages.get((rp_id, rc_id)) or 0)
+        used = int(inv.used or 0)
         if used + amount > capacity:
             raise _cannot_allocate(
                 "Unable to create allocation for '%s' on resource provider "
@@ -233,11 +226,6 @@ def delete_for_consumer(conn, uuid):
     consumer_obj.delete(conn, [uuid])
 
 
-def _newest(rows):
-    stamps = [r.updated_at or r.created_at for r in rows]
-    return max(stamps) if stamps else None
-
-
 def get_for_consumer(conn, uuid):
     """(consumer dict or None, {provider uuid: {generation, resources}},
     last change); the consumer is None when it has no allocations."""
@@ -255,7 +243,7 @@ def get_for_consumer(conn, uuid):
         entry = by_provider.setdefault(
             row.uuid, {'generation': row.generation, 'resources': {}})
         entry['resources'][names[row.resource_class_id]] = row.used
-    return consumer_obj.get(conn, uuid), by_provider, _newest(rows)
+    return consumer_obj.get(conn, uuid), by_provider, base.last_change(rows)
 
 
 def get_for_provider(conn, uuid):
@@ -274,4 +262,4 @@ def get_for_provider(conn, uuid):
             'resources'][names[row.resource_class_id]] = row.used
     return (provider.generation, by_consumer,
             consumer_obj.generations(conn, by_consumer),
-            _newest(rows) or provider.updated_at or provider.created_at)
+            base.last_change(rows) or provider.updated_at or provider.created_at)

@@ -35,7 +35,6 @@ from placement.objects import provider_filter
 
 RP = tables.resource_providers
 INV = tables.inventories
-ALLOC = tables.allocations
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 TRAITS = tables.traits
@@ -136,7 +135,7 @@ class _Search:
         names = {SHARING_TRAIT} | query.root_required.names()
         for group in groups:
             names |= group.traits.names()
-        self.trait_ids = provider_filter.resolve_traits(conn, names)
+        self.trait_ids = base.resolve_traits(conn, names)
         self.agg_ids = provider_filter.resolve_aggregates(
             conn, {uuid for group in groups
                    for uuids in group.member_of.required + (
@@ -548,7 +547,7 @@ class _Search:
         resources = {rp: {} for rp in providers}
         stmt = sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
                          INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
-                         _usage(INV))
+                         provider_filter.used_from(INV))
         if self.version < microversions.ALL_CLASSES_IN_SUMMARY:
             requested = {rc for group in self.groups for rc in group.amounts}
             stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
@@ -603,7 +602,7 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
         # in root order (an index) instead of sorting every row first, so
         # rows stream and a limit stops the scan early.
         rc_id = rc_id + 0
-    used = _usage(INV)
+    used = provider_filter.used_from(INV)
     # The trait mask depends on the grouped provider only, so it needs no
     # aggregate (and is then computed once per provider, not per row).
     columns = [*order, traits, sa.func.sum(sa.case(
@@ -623,16 +622,6 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
                provider_filter.fits_clause(INV, used, amount), *filters)
         .group_by(*order)
         .order_by(*order))
-
-
-def _usage(inventory):
-    """The amount allocated from an inventory row (NULL when nothing)."""
-    return (sa.select(sa.func.sum(ALLOC.c.used))
-            .where(ALLOC.c.resource_provider_id
-                   == inventory.c.resource_provider_id,
-                   ALLOC.c.resource_class_id
-                   == inventory.c.resource_class_id)
-            .scalar_subquery())
 
 
 def _by_root(rows, index):

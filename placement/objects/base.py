@@ -34,6 +34,14 @@ def now():
         tzinfo=None, microsecond=0)
 
 
+def last_change(rows):
+    """The newest ``updated_at or created_at`` of ``rows``; None if none
+    has a time (rows of standard traits and classes may have neither)."""
+    stamps = [row.updated_at or row.created_at for row in rows]
+    return max((stamp for stamp in stamps if stamp is not None),
+               default=None)
+
+
 PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
                     RP.c.root_provider_id, RP.c.parent_provider_id,
                     RP.c.created_at, RP.c.updated_at)
@@ -94,12 +102,11 @@ def lock_providers_by_uuid(conn, uuids):
     return dict(conn.execute(for_update(conn, stmt)).all())
 
 
-def bump_generation(conn, provider_id, expected_generation, detail=None):
+def bump_generation(conn, provider_id, expected_generation):
     """Compare-and-swap a provider's generation; return the new one.
 
-    With ``detail`` the caller named the generation it expected (a client
-    request): a mismatch is a plain 409 the client must resolve.  Without
-    it the expected value was read inside this transaction, and a mismatch
+    The expected value was read inside this transaction (a client's stale
+    generation is refused before, by ``lock_provider_at``), so a mismatch
     means another writer slipped in: ``Database.write`` runs it again.
     """
     result = conn.execute(
@@ -108,8 +115,6 @@ def bump_generation(conn, provider_id, expected_generation, detail=None):
         .where(RP.c.generation == expected_generation)
         .values(generation=expected_generation + 1, updated_at=now()))
     if result.rowcount != 1:
-        if detail is not None:
-            raise errors.Conflict(detail, code=errors.CONCURRENT_UPDATE)
         raise errors.RetryableConflict(
             'A resource provider was updated concurrently.')
     return expected_generation + 1
@@ -141,6 +146,15 @@ def resource_class_names(conn, ids=None):
 def trait_ids(conn, names):
     """{name: id} for the traits among ``names`` that exist."""
     return _ids_by_name(conn, tables.traits, names)
+
+
+def resolve_traits(conn, names):
+    """{name: id} for ``names``; 400 naming those that do not exist."""
+    found = trait_ids(conn, names)
+    missing = sorted(set(names) - set(found))
+    if missing:
+        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
+    return found
 
 
 GENERATION_CONFLICT = ("Resource provider's generation already changed. "

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from placement import query as query_mod
 from placement import tables
 from placement.objects import allocation_candidate
+from placement.objects import base
 from placement.objects import provider_filter
 
 RP = tables.resource_providers
@@ -135,7 +136,7 @@ def gather(conn, query, version, conf, candidates=None):
     names = {SHARING_TRAIT} | query.root_required.names()
     for group in query.groups.values():
         names |= group.traits.names()
-    trait_ids = provider_filter.resolve_traits(conn, names)
+    trait_ids = base.resolve_traits(conn, names)
     agg_ids = provider_filter.resolve_aggregates(
         conn, {uuid for group in query.groups.values()
                for uuids in group.member_of.required
@@ -226,23 +227,20 @@ def _condition(conn, group, check, trait_ids, agg_ids, rc_ids):
 def _resource_failures(conn, checks, rc_ids, failures):
     """Add the units and capacity failures and their figures: only the
     inventories that cannot take the amount are read."""
-    usage = provider_filter.usage_subquery()
+    used = provider_filter.used_from(INV)
     free = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
-            - sa.func.coalesce(usage.c.used, 0))
+            - sa.func.coalesce(used, 0))
     rows = {}
     for rc, amount in {(check.rc, check.amount) for group in checks.values()
                        for check in group if check.kind == 'capacity'}:
         stmt = (sa.select(
             INV.c.resource_provider_id,
             sa.case((provider_filter.units_clause(INV, amount), 1), else_=0),
-            sa.case((provider_filter.room_clause(INV, usage.c.used, amount),
-                     1), else_=0),
+            sa.case((provider_filter.room_clause(INV, used, amount), 1),
+                    else_=0),
             free, INV.c.min_unit, INV.c.max_unit, INV.c.step_size)
-            .select_from(INV.outerjoin(usage, sa.and_(
-                usage.c.resource_provider_id == INV.c.resource_provider_id,
-                usage.c.resource_class_id == INV.c.resource_class_id)))
             .where(INV.c.resource_class_id == rc_ids[rc],
-                   ~provider_filter.fits_clause(INV, usage.c.used, amount)))
+                   ~provider_filter.fits_clause(INV, used, amount)))
         rows[(rc, amount)] = conn.execute(stmt).all()
     for suffix, group in checks.items():
         failing = failures[suffix]

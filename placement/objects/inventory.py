@@ -23,16 +23,15 @@ def _read(conn, provider_id):
     rows = conn.execute(
         sa.select(INV.c.resource_class_id, INV.c.created_at,
                   INV.c.updated_at, *(INV.c[f] for f in FIELDS))
-        .where(INV.c.resource_provider_id == provider_id)).mappings().all()
+        .where(INV.c.resource_provider_id == provider_id)).all()
     names = base.resource_class_names(
-        conn, [r['resource_class_id'] for r in rows]) if rows else {}
+        conn, [r.resource_class_id for r in rows]) if rows else {}
     records = {}
     for row in rows:
-        record = {f: row[f] for f in FIELDS}
+        record = {f: getattr(row, f) for f in FIELDS}
         record['allocation_ratio'] = float(record['allocation_ratio'])
-        records[names[row['resource_class_id']]] = record
-    stamps = [r['updated_at'] or r['created_at'] for r in rows]
-    return records, max(stamps) if stamps else None
+        records[names[row.resource_class_id]] = record
+    return records, base.last_change(rows)
 
 
 def get_all(conn, uuid):

@@ -4,8 +4,8 @@ filters parsed in ``placement/query.py``.
 The ``*_clause`` functions return boolean SQLAlchemy expressions
 correlated on a provider id column (usually ``resource_providers.c.id``
 of the outer statement), to be ANDed into a WHERE.  Names are resolved to
-ids first with the ``resolve_*`` functions, which raise the upstream 400s
-for names that do not exist.
+ids first (``base.resolve_traits``, ``resolve_resource_classes``), which
+raise the upstream 400s for names that do not exist.
 """
 import sqlalchemy as sa
 
@@ -19,15 +19,6 @@ ALLOC = tables.allocations
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
-
-
-def resolve_traits(conn, names):
-    """{name: id} for ``names``; 400 naming those that do not exist."""
-    found = base.trait_ids(conn, names)
-    missing = sorted(set(names) - set(found))
-    if missing:
-        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
-    return found
 
 
 def resolve_resource_classes(conn, names):
@@ -54,7 +45,7 @@ def resolve_aggregates(conn, uuids):
 def trait_id_filter(trait_filter, trait_ids):
     """A TraitFilter's names mapped to ids: (tuple of id frozensets,
     frozenset of forbidden ids).  ``trait_ids`` comes from
-    ``resolve_traits`` over ``trait_filter.names()``."""
+    ``base.resolve_traits`` over ``trait_filter.names()``."""
     required = tuple(frozenset(trait_ids[name] for name in any_of)
                      for any_of in trait_filter.required)
     forbidden = frozenset(trait_ids[name] for name in trait_filter.forbidden)
@@ -121,14 +112,15 @@ def in_tree_clause(root_id, tree_root_id):
     return root_id == tree_root_id
 
 
-def usage_subquery():
-    """Summed allocations per (provider id, resource class id)."""
-    return (sa.select(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id,
-                      sa.func.sum(ALLOC.c.used).label('used'))
-            .group_by(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id)
-            .subquery('usage'))
+def used_from(inventory):
+    """The amount allocated from an inventory row: a scalar subquery
+    correlated on ``inventory`` (NULL when nothing is allocated)."""
+    return (sa.select(sa.func.sum(ALLOC.c.used))
+            .where(ALLOC.c.resource_provider_id
+                   == inventory.c.resource_provider_id,
+                   ALLOC.c.resource_class_id
+                   == inventory.c.resource_class_id)
+            .scalar_subquery())
 
 
 def units_clause(inventory, amount):
@@ -159,10 +151,6 @@ def fits_clause(inventory, used, amount):
 def capacity_clause(provider_id, rc_id, amount):
     """Providers that can allocate ``amount`` of resource class ``rc_id``
     more (GET /resource_providers?resources=...)."""
-    used = (sa.select(sa.func.sum(ALLOC.c.used))
-            .where(ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
-                   ALLOC.c.resource_class_id == INV.c.resource_class_id)
-            .scalar_subquery())
     return sa.exists().where(INV.c.resource_provider_id == provider_id,
                              INV.c.resource_class_id == rc_id,
-                             fits_clause(INV, used, amount))
+                             fits_clause(INV, used_from(INV), amount))

@@ -66,7 +66,7 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
                 RP.c.id, class_ids[class_name], amount))
     if traits:
         required, forbidden = provider_filter.trait_id_filter(
-            traits, provider_filter.resolve_traits(conn, traits.names()))
+            traits, base.resolve_traits(conn, traits.names()))
         stmt = stmt.where(
             provider_filter.traits_clause(RP.c.id, required, forbidden))
     if member_of:

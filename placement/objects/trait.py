@@ -92,15 +92,6 @@ def delete_trait(conn, name):
             'Trait %s was taken concurrently.' % name) from None
 
 
-def require_trait_ids(conn, names):
-    """{name: id} for ``names``; 400 naming those that do not exist."""
-    found = base.trait_ids(conn, names)
-    missing = sorted(set(names) - set(found))
-    if missing:
-        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
-    return found
-
-
 def provider_traits(conn, provider_id):
     """Rows (name, created_at, updated_at) of the provider's traits, by
     name."""
@@ -143,7 +134,7 @@ def set_provider_traits(conn, uuid, names, generation):
     Return (sorted trait names, new generation).
     """
     provider_id = base.lock_provider_at(conn, uuid, generation)
-    trait_ids = require_trait_ids(conn, names)
+    trait_ids = base.resolve_traits(conn, names)
     _replace_provider_traits(conn, provider_id, trait_ids.values())
     new_generation = base.bump_generation(conn, provider_id, generation)
     return sorted(trait_ids), new_generation
