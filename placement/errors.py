@@ -11,6 +11,7 @@ import functools
 
 import webob.exc
 
+from placement import environ_keys
 from placement import microversions
 
 DEFAULT = 'placement.undefined_code'
@@ -25,9 +26,6 @@ ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 
-REQUEST_ID_ENVIRON = 'openstack.request_id'
-MICROVERSION_ENVIRON = 'placement.microversion'
-
 
 def json_error_formatter(body, status, title, environ, code=DEFAULT,
                          extra=None):
@@ -37,9 +35,9 @@ def json_error_formatter(body, status, title, environ, code=DEFAULT,
         'status': status_code,
         'title': title,
         'detail': webob.exc.strip_tags(body),
-        'request_id': environ.get(REQUEST_ID_ENVIRON),
+        'request_id': environ.get(environ_keys.REQUEST_ID),
     }
-    version = environ.get(MICROVERSION_ENVIRON)
+    version = environ.get(environ_keys.MICROVERSION)
     if version is not None and version >= microversions.ERROR_CODES:
         error['code'] = code
     error.update(extra or {})

@@ -10,12 +10,12 @@ import re
 
 import microversion_parse
 
+from placement import environ_keys
 from placement import errors
 from placement import microversions
 
 SERVICE_TYPE = 'placement'
 HEADER = 'openstack-api-version'
-ENVIRON_KEY = errors.MICROVERSION_ENVIRON
 
 _VERSION_RE = re.compile(r'^([1-9]\d*|0)\.([1-9]\d*|0)$')
 
@@ -55,7 +55,7 @@ def parse(headers):
 
 def get(req):
     """The negotiated version of a request (1.0 if none was negotiated)."""
-    return req.environ.get(ENVIRON_KEY) or microversions.MIN
+    return req.environ.get(environ_keys.MICROVERSION) or microversions.MIN
 
 
 def at_least(req, version):

@@ -15,15 +15,12 @@ import webob.dec
 import webob.exc
 
 from placement import context as placement_context
+from placement import environ_keys
 from placement import errors
 from placement import microversion
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
-
-REQUEST_ID_ENVIRON = errors.REQUEST_ID_ENVIRON
-GLOBAL_REQUEST_ID_ENVIRON = 'openstack.global_request_id'
-CONTEXT_ENVIRON = 'placement.context'
 
 
 def error_response(req, exc):
@@ -45,10 +42,10 @@ class RequestLog:
 
     def __call__(self, environ, start_response):
         request_id = 'req-' + str(uuid.uuid4())
-        environ[REQUEST_ID_ENVIRON] = request_id
+        environ[environ_keys.REQUEST_ID] = request_id
         global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
         if global_id.startswith('req-') and _is_uuid(global_id[4:]):
-            environ[GLOBAL_REQUEST_ID_ENVIRON] = global_id
+            environ[environ_keys.GLOBAL_REQUEST_ID] = global_id
         started = time.monotonic()
         seen = {}
 
@@ -72,7 +69,7 @@ class RequestLog:
                      environ.get('REMOTE_ADDR', '-'),
                      environ.get('REQUEST_METHOD'), path,
                      seen.get('status', '-'),
-                     environ.get(microversion.ENVIRON_KEY, '-'),
+                     environ.get(environ_keys.MICROVERSION, '-'),
                      request_id, (time.monotonic() - started) * 1000)
 
 
@@ -121,12 +118,12 @@ class MicroversionMiddleware:
         except errors.PlacementError as exc:
             response = error_response(req, exc)
         else:
-            req.environ[microversion.ENVIRON_KEY] = version
+            req.environ[environ_keys.MICROVERSION] = version
             try:
                 response = req.get_response(self.application)
             except (errors.PlacementError, webob.exc.HTTPException) as exc:
                 response = error_response(req, exc)
-        version = req.environ.get(microversion.ENVIRON_KEY)
+        version = req.environ.get(environ_keys.MICROVERSION)
         if version is not None:
             response.headers[microversion.HEADER] = (
                 '%s %s' % (microversion.SERVICE_TYPE, version))
@@ -153,10 +150,10 @@ class ContextMiddleware:
     def __call__(self, environ, start_response):
         ctx = placement_context.RequestContext.from_environ(
             environ,
-            request_id=environ.get(REQUEST_ID_ENVIRON),
-            global_request_id=environ.get(GLOBAL_REQUEST_ID_ENVIRON),
+            request_id=environ.get(environ_keys.REQUEST_ID),
+            global_request_id=environ.get(environ_keys.GLOBAL_REQUEST_ID),
             database=self.database, enforcer=self.enforcer, config=self.conf)
-        environ[CONTEXT_ENVIRON] = ctx
+        environ[environ_keys.CONTEXT] = ctx
         return self.application(environ, start_response)
 
 

@@ -11,10 +11,10 @@ import orjson
 import webob
 import webob.dec
 
+from placement import environ_keys
 from placement import errors
 from placement import microversion
 from placement import microversions
-from placement.middleware import CONTEXT_ENVIRON
 from placement.objects import base
 
 JSON = 'application/json'
@@ -23,7 +23,7 @@ MAX_INT = 2147483647
 
 
 def context(req):
-    return req.environ[CONTEXT_ENVIRON]
+    return req.environ[environ_keys.CONTEXT]
 
 
 def handler(func):

@@ -1,0 +1,14 @@
+"""Keys under which the middleware leaves per-request values in the WSGI
+environ for the layers after it.
+
+This module imports nothing, so any module (errors, microversion,
+middleware, util) can name these keys without an import cycle.
+"""
+# middleware.RequestLog: this request's id, and the caller's own request
+# id (X-OpenStack-Request-ID) when it sent a valid one.
+REQUEST_ID = 'openstack.request_id'
+GLOBAL_REQUEST_ID = 'openstack.global_request_id'
+# middleware.MicroversionMiddleware: the negotiated version.
+MICROVERSION = 'placement.microversion'
+# middleware.ContextMiddleware: the RequestContext handlers work with.
+CONTEXT = 'placement.context'
