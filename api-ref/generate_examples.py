@@ -14,12 +14,15 @@ file when the API itself changed: request ids become ``req-<zeros>``,
 Last-Modified a fixed date, and the UUIDs the service makes up itself are
 numbered in order of appearance (the scenario names all others).
 
-Usage: ``python api-ref/generate_examples.py [--port-min N --port-max M]``
-(``placement-api`` must be on PATH, e.g. ``.venv/bin``).  Exits 1 if any
-step did not answer with the status the scenario expects; those examples
-are not written.
+Usage: ``python api-ref/generate_examples.py [--check] [--port-min N
+--port-max M]`` (``placement-api`` must be on PATH, e.g. ``.venv/bin``).
+Exits 1 if any step did not answer with the status the scenario expects;
+those examples are not written.  ``--check`` writes nothing: it records
+into a temporary directory and exits 1 if any example differs from the
+committed one (CI runs it, so examples cannot drift from the code).
 """
 import argparse
+import filecmp
 import json
 import os
 import re
@@ -118,8 +121,9 @@ class Service:
 class Recorder:
     """Send requests and write each exchange as one example file."""
 
-    def __init__(self, url):
+    def __init__(self, url, out):
         self.http = httpx.Client(base_url=url, timeout=30)
+        self.out = out
         self.known = {value for name, value in globals().items()
                       if name.isupper() and isinstance(value, str)
                       and UUID_RE.fullmatch(value)}
@@ -198,7 +202,7 @@ class Recorder:
                     'http://placement.example.com'))
         text = self._stable(json.dumps(example, indent=2, sort_keys=False,
                                        ensure_ascii=False)) + '\n'
-        with open(os.path.join(OUT, name + '.json'), 'w') as f:
+        with open(os.path.join(self.out, name + '.json'), 'w') as f:
             f.write(text)
         self.written.append(name)
         return answer
@@ -447,18 +451,50 @@ def scenario(rec):
     rec('method-not-allowed', 'PATCH', rp + COMPUTE, 405)
 
 
+def check(rec, out):
+    """0 if the recorded examples equal the committed ones, else 1."""
+    recorded = {name + '.json' for name in rec.written}
+    committed = set(os.listdir(OUT))
+    problems = ['FAILED ' + failure for failure in rec.failures]
+    problems += ['missing from api-ref/examples: ' + name
+                 for name in sorted(recorded - committed)]
+    problems += ['no longer produced: ' + name
+                 for name in sorted(committed - recorded)]
+    problems += ['differs: ' + name for name in sorted(recorded & committed)
+                 if not filecmp.cmp(os.path.join(out, name),
+                                    os.path.join(OUT, name), shallow=False)]
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print('regenerate with: python api-ref/generate_examples.py',
+              file=sys.stderr)
+        return 1
+    print('%d examples match api-ref/examples' % len(recorded))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--port-min', type=int, default=18550)
     parser.add_argument('--port-max', type=int, default=18599)
+    parser.add_argument('--check', action='store_true',
+                        help='compare with the committed examples, '
+                        'write nothing')
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
+    out = tempfile.mkdtemp(prefix='placement-examples-check-') \
+        if args.check else OUT
+    os.makedirs(out, exist_ok=True)
     service = Service(free_port(args.port_min, args.port_max))
     try:
-        rec = Recorder(service.url)
+        rec = Recorder(service.url, out)
         scenario(rec)
     finally:
         service.stop()
+    if args.check:
+        try:
+            return check(rec, out)
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
     # Examples the scenario no longer makes would mislead readers; those
     # of failed steps stay as they were.
     for stale in sorted(set(os.listdir(OUT)) -
