@@ -419,3 +419,26 @@ def test_explain_empty_results_turned_off(database, world):
         assert 'no allocation candidates' not in server.log()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize('version,params', [
+    ('1.36', {'resources_A': 'VCPU:1', 'required_B': 'CUSTOM_X',
+              'same_subtree': '_A,_B', 'group_policy': 'none'}),
+    ('1.39', {'resources': 'VCPU:1', 'member_of': str(uuidlib.uuid4()),
+              'in_tree': str(uuidlib.uuid4())}),
+    ('1.39', {'resources': 'VCPU:1', 'root_required': '!CUSTOM_X'}),
+    ('1.25', {'resources1': 'VCPU:1', 'resources2': 'DISK_GB:5',
+              'group_policy': 'isolate'}),
+    ('1.10', {'resources': 'VCPU:1,DISK_GB:5'}),
+])
+def test_every_query_shape_counts_as_the_list(client, w, version, params):
+    w.add('cn', inventory={'VCPU': 8}, traits={'CUSTOM_X'})
+    w.add('numa', parent='cn', inventory={'VCPU': 8, 'DISK_GB': 10})
+    w.add('ss', inventory={'DISK_GB': 100}, traits={SHARING}, aggs={'A'})
+    w.add('cn2', inventory={'VCPU': 8}, aggs={'A'})
+    listed = client.get('/allocation_candidates', params=params,
+                        headers=conftest.version(version))
+    assert listed.status_code == 200, listed.text
+    body = explain(client, version=version, **params)
+    assert body['candidates'] == len(listed.json()['allocation_requests'])
+    assert body['combination']['considered'] == 3
