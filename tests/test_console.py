@@ -363,13 +363,8 @@ def test_explain(browser, server, client, cloud):
                      '&required=HW_CPU_X86_AVX2')
     screenshot(browser, 'explain', scroll_to='outcome')
     assert text_of(main, '#candidate-count').startswith('0 candidates')
-    explained = client.get('/allocation_candidates/explain', params={
-        'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'})
-    if explained.status_code == 404:
-        # The service has no explain endpoint (yet): the page says so.
-        assert 'cannot explain' in main.text
-        return
-    doc = explained.json()
+    doc = client.get('/allocation_candidates/explain', params={
+        'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'}).json()
     assert text_of(main, '#summary') == doc['summary']
     group = doc['groups'][0]
     first = next(step for step in group['steps'] if step['removed'])
@@ -379,6 +374,33 @@ def test_explain(browser, server, client, cloud):
         By.CSS_SELECTOR, 'tr.step')] == [s['check'] for s in group['steps']]
     assert len(main.find_elements(By.CSS_SELECTOR, '#nearest li')) == len(
         doc['nearest'])
+
+    # A pasted query string with two groups: a funnel for each.
+    query = 'resources1=VCPU:1&resources2=PCPU:100&group_policy=isolate'
+    main = open_page(browser, server, 'explain')
+    main.find_element(By.ID, 'pasted').send_keys('?' + query)
+    main.find_element(By.CSS_SELECTOR,
+                      '#explain-form button[type=submit]').click()
+    main = wait_state(browser, 'done')
+    assert browser.current_url.endswith('#/explain?' + query)
+    doc = client.get('/allocation_candidates/explain?' + query).json()
+    for group in doc['groups']:
+        funnel = main.find_element(
+            By.CSS_SELECTOR, '.funnel[data-suffix="%s"]' % group['suffix'])
+        failing = [s['check'] for s in group['steps'] if s['removed']]
+        shown = funnel.find_elements(By.CSS_SELECTOR,
+                                     '[data-field=first-failing]')
+        assert [e.text for e in shown] == failing[:1]
+    assert len(doc['groups']) == 2
+
+    # With candidates, the explanation is one click away.
+    main = open_page(browser, server, 'explain?resources=VCPU:1')
+    main.find_element(By.CSS_SELECTOR, '#explanation button').click()
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#explanation #summary'))
+    assert text_of(main, '#explanation #summary') == client.get(
+        '/allocation_candidates/explain',
+        params={'resources': 'VCPU:1'}).json()['summary']
     assert_clean_log(browser)
 
 

@@ -70,7 +70,7 @@ export function usageBar(used, capacity, reserved, title) {
 // One row per resource class: name, bar, "used / capacity" and reserved.
 export function usageTable(rows, attrs) {
   if (!rows.length) return h('p', {class: 'muted'}, 'No inventory.');
-  return h('table', {class: 'usage', ...attrs},
+  return h('table', {class: 'usage stack', ...attrs},
     rows.map((r) => {
       const reservedUnits = Math.floor(r.reserved * r.ratio);
       const text = `used ${fmt(r.used)} of ${fmt(r.capacity)}`;

@@ -2,7 +2,7 @@
 // the candidates, or when there are none, GET /allocation_candidates/explain
 // as a funnel per group, the checks spanning groups and the nearest misses.
 import * as api from './api.js';
-import {h, clear, fmt, providerLink, section} from './dom.js';
+import {h, clear, errorBox, fmt, providerLink, section} from './dom.js';
 
 const GROUP_FIELDS = [
   ['resources', 'Resources', 'VCPU:4,MEMORY_MB:8192'],
@@ -86,20 +86,26 @@ export async function renderExplain(main, {rawQuery, query, signal}) {
   out.append(h('p', {class: 'muted'}, 'Asking for candidates…'));
   const answer = await api.get('allocation_candidates', rawQuery, signal);
   const count = answer.allocation_requests.length;
-  if (count) {
-    clear(out).append(await candidates(answer, signal));
+  if (!count) {
+    const why = await explanation(rawQuery, signal);
+    clear(out).append(h('p', {id: 'candidate-count', class: 'bad'}, '0 candidates'), why);
     return;
   }
-  let explanation;
-  try {
-    explanation = await api.get('allocation_candidates/explain', rawQuery, signal);
-  } catch (error) {
-    if (!(error instanceof api.ApiError && error.status === 404)) throw error;
-    clear(out).append(h('p', {id: 'candidate-count', class: 'bad'}, '0 candidates'),
-      h('p', {class: 'muted'}, 'This service cannot explain why (no GET /allocation_candidates/explain).'));
-    return;
-  }
-  clear(out).append(explained(explanation));
+  // With candidates the funnel is one click away (why so few?).
+  const more = h('div', {id: 'explanation'},
+    h('button', {type: 'button', class: 'link', onclick: async () => {
+      clear(more).append(h('p', {class: 'muted'}, 'Asking why…'));
+      try {
+        clear(more).append(await explanation(rawQuery, signal));
+      } catch (error) {
+        clear(more).append(errorBox(error));
+      }
+    }}, 'Explain these numbers'));
+  clear(out).append(await candidates(answer, signal), more);
+}
+
+async function explanation(rawQuery, signal) {
+  return explained(await api.get('allocation_candidates/explain', rawQuery, signal));
 }
 
 function choice(name, options, value) {
@@ -141,10 +147,7 @@ async function candidates(answer, signal) {
 }
 
 function explained(doc) {
-  const parts = [
-    h('p', {id: 'candidate-count', class: 'bad'}, `${fmt(doc.candidates)} candidates`),
-    h('p', {id: 'summary', class: 'summary'}, doc.summary),
-  ];
+  const parts = [h('p', {id: 'summary', class: 'summary'}, doc.summary)];
   for (const group of doc.groups || []) {
     const label = group.suffix ? `Group ${group.suffix}` : 'Unsuffixed group';
     parts.push(section(label, funnel(group.steps || [], group.considered,
