@@ -25,12 +25,27 @@ function token() {
   return storedToken() || (authStrategy() === 'noauth2' ? 'admin' : null);
 }
 
+// Bumped whenever the token changes: what was read with another token
+// (cached lists, names) must not be shown with this one.
+let tokenEpoch = 0;
+
+export function epoch() {
+  return tokenEpoch;
+}
+
 export function setToken(value) {
   sessionStorage.setItem(TOKEN_KEY, value);
+  tokenChanged();
 }
 
 export function forgetToken() {
   sessionStorage.removeItem(TOKEN_KEY);
+  tokenChanged();
+}
+
+function tokenChanged() {
+  tokenEpoch += 1;
+  names.clear();
 }
 
 export class ApiError extends Error {

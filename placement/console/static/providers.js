@@ -18,8 +18,8 @@ const SORTS = {
   generation: (a, b) => a.generation - b.generation,
 };
 
-// The last list the API returned, by its query: search, sort and paging
-// do not read it again.
+// The last list the API returned, by token and query: search, sort and
+// paging do not read it again.
 let cached = {key: null, providers: null};
 
 export async function renderProviders(main, {query, signal}) {
@@ -51,7 +51,7 @@ export async function renderProviders(main, {query, signal}) {
   const results = h('div', {id: 'results'}, h('p', {class: 'muted'}, 'Loading…'));
   main.append(h('h1', null, 'Resource providers'), form, results);
 
-  const key = JSON.stringify(filters);
+  const key = JSON.stringify([api.epoch(), filters]);
   if (cached.key !== key) {
     const body = await api.get('resource_providers', filters, signal);
     cached = {key, providers: body.resource_providers};
