@@ -76,6 +76,23 @@ default_opts = [
     cfg.StrOpt('pybasedir'),
 ]
 
+metrics_opts = [
+    cfg.BoolOpt('enabled', default=True,
+                help='Count requests and serve them at GET /metrics in the '
+                     'Prometheus text format.'),
+    cfg.BoolOpt('require_auth', default=True,
+                help='GET /metrics needs a token allowed by the '
+                     'placement:metrics policy rule (admin by default); '
+                     'False serves it to anyone who can reach the service, '
+                     'e.g. a Prometheus scraper on the management network.'),
+    cfg.IntOpt('cache_seconds', default=15, min=0,
+               help='How long the capacity and usage figures, computed by '
+                    'SQL at scrape time, are reused.'),
+    cfg.BoolOpt('per_provider', default=False,
+                help='Also report capacity and usage of every provider '
+                     '(one series per provider and class).'),
+]
+
 workarounds_opts = [
     cfg.BoolOpt('optimize_for_wide_provider_trees', default=False),
 ]
@@ -91,6 +108,7 @@ def register_opts(conf):
     conf.register_opts(placement_opts, group='placement')
     conf.register_opts(database_opts, group='placement_database')
     conf.register_opts(workarounds_opts, group='workarounds')
+    conf.register_opts(metrics_opts, group='metrics')
     policy_opts.set_defaults(conf)
     # The reference always enforces scope; accept the option so that an
     # operator's file naming it still loads.
@@ -147,7 +165,7 @@ def load(args=None, config_files=None):
         raise ConfigError(f'invalid configuration: {exc}') from None
     # Touch every registered option so type errors surface now.
     for group in ('api', 'placement', 'placement_database',
-                  'oslo_policy', 'cors', 'workarounds'):
+                  'oslo_policy', 'cors', 'workarounds', 'metrics'):
         for name in conf[group]:
             _check_value(conf[group], group, name)
     for name in ('debug', 'log_file', 'state_path'):

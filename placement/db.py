@@ -15,6 +15,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement import metrics
 
 LOG = logging.getLogger(__name__)
 
@@ -105,10 +106,16 @@ class Database:
     def dialect(self):
         return self.engine.dialect.name
 
+    def _connect(self):
+        started = time.perf_counter()
+        conn = self.engine.connect()
+        metrics.checkout_waited(time.perf_counter() - started)
+        return conn
+
     @contextlib.contextmanager
     def reader(self):
         with _translate_db_errors():
-            with self.engine.connect() as conn:
+            with self._connect() as conn:
                 with conn.begin():
                     yield conn
 
@@ -123,7 +130,7 @@ class Database:
             # a plain read ever slipped in before the lock).
             options['isolation_level'] = 'READ COMMITTED'
         with _translate_db_errors():
-            with self.engine.connect().execution_options(**options) as conn:
+            with self._connect().execution_options(**options) as conn:
                 with conn.begin():
                     yield conn
 
@@ -143,7 +150,9 @@ class Database:
                 attempt += 1
                 if attempt > self.retry_count:
                     raise errors.Conflict(
-                        exc.detail, code=errors.CONCURRENT_UPDATE) from None
+                        exc.detail, code=errors.CONCURRENT_UPDATE,
+                        kind=errors.CONCURRENT) from None
+                metrics.count_retry(exc.reason)
                 LOG.debug('retrying write after conflict (%d): %s',
                           attempt, exc.detail)
                 time.sleep(min(0.005 * attempt, 0.05))
@@ -177,8 +186,8 @@ def _translate_db_errors():
         message = str(exc.orig).lower()
         if any(fragment in message for fragment in _RETRYABLE):
             raise errors.RetryableConflict(
-                'The database reported a conflicting concurrent update.'
-            ) from None
+                'The database reported a conflicting concurrent update.',
+                reason='deadlock') from None
         if exc.connection_invalidated or any(
                 fragment in message for fragment in _UNAVAILABLE):
             LOG.warning('database unavailable: %s', exc.orig)

@@ -8,6 +8,7 @@ from placement import auth
 from placement import console
 from placement import conf as placement_conf
 from placement import db
+from placement import metrics
 from placement import middleware
 from placement import policy
 from placement import router
@@ -35,12 +36,20 @@ def setup_logging(conf):
 def build_app(conf, database):
     """The middleware pipeline around the router, outermost last."""
     enforcer = policy.make_enforcer(conf)
+    enabled = conf.metrics.enabled
+    if enabled:
+        metrics.instrument(database.engine)
     app = router.Router()
+    if enabled and conf.metrics.require_auth:
+        app = metrics.MetricsEndpoint(app, database, conf)
     app = middleware.ContextMiddleware(app, database, enforcer, conf)
     if conf.api.auth_strategy == 'noauth2':
         app = auth.NoAuthMiddleware(app)
     else:
         app = auth.KeystoneMiddleware(app, conf)
+    if enabled and not conf.metrics.require_auth:
+        # In front of authentication: a scraper sends no token.
+        app = metrics.MetricsEndpoint(app, database, conf)
     app = middleware.MicroversionMiddleware(app)
     if conf.api.console:
         # Outside authentication: the page loads before it has a token.
@@ -48,6 +57,8 @@ def build_app(conf, database):
     app = middleware.FaultWrapper(app)
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
+    if enabled:
+        app = metrics.RequestMetrics(app)
     return middleware.RequestLog(app)
 
 

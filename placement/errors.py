@@ -26,6 +26,13 @@ ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
 
+# What a 409 was about, as the metrics count write conflicts.
+PROVIDER_GENERATION = 'provider_generation'
+CONSUMER_GENERATION = 'consumer_generation'
+CAPACITY = 'capacity'
+CONCURRENT = 'concurrent_update'
+OTHER_CONFLICT = 'other'
+
 
 def json_error_formatter(body, status, title, environ, code=DEFAULT,
                          extra=None):
@@ -103,6 +110,10 @@ class NotAcceptable(PlacementError):
 class Conflict(PlacementError):
     status = webob.exc.HTTPConflict
 
+    def __init__(self, detail, code=None, kind=OTHER_CONFLICT):
+        super().__init__(detail, code)
+        self.kind = kind
+
 
 class UnsupportedMediaType(PlacementError):
     status = webob.exc.HTTPUnsupportedMediaType
@@ -113,7 +124,13 @@ class ServiceUnavailable(PlacementError):
 
 
 class RetryableConflict(Conflict):
-    """A write lost a race; ``Database.write`` runs it again."""
+    """A write lost a race; ``Database.write`` runs it again.
 
-    def __init__(self, detail, code=CONCURRENT_UPDATE):
-        super().__init__(detail, code)
+    ``reason`` tells the metrics what was lost: a compare-and-swap
+    (``lost_race``) or the database's own deadlock or serialization check
+    (``deadlock``).
+    """
+
+    def __init__(self, detail, code=CONCURRENT_UPDATE, reason='lost_race'):
+        super().__init__(detail, code, kind=CONCURRENT)
+        self.reason = reason

@@ -17,6 +17,7 @@ import webob.exc
 from placement import context as placement_context
 from placement import environ_keys
 from placement import errors
+from placement import metrics
 from placement import microversion
 
 LOG = logging.getLogger('placement.access')
@@ -25,8 +26,12 @@ ERROR_LOG = logging.getLogger(__name__)
 
 def error_response(req, exc):
     """Render a PlacementError, or a webob HTTP exception raised by a
-    library, as the service's error response."""
+    library, as the service's error response.  A conflict's kind is left
+    in the environ for the metrics."""
     if isinstance(exc, errors.PlacementError):
+        kind = getattr(exc, 'kind', None)
+        if kind is not None:
+            req.environ[metrics.CONFLICT_ENVIRON] = kind
         exc = exc.to_http()
     elif not isinstance(exc.json_formatter, functools.partial):
         exc = errors.http_error(type(exc), exc.detail,

@@ -124,6 +124,8 @@ _API_RULES = [
      'Explain which rules of an allocation candidates query remove which '
      'providers (names every provider, so administrators only).',
      [('GET', '/allocation_candidates/explain')]),
+    ('metrics', ADMIN_API, 'Read the Prometheus metrics.',
+     [('GET', '/metrics')]),
     ('reshaper:reshape', SERVICE_API,
      'Move inventories and allocations within a tree.',
      [('POST', '/reshaper')]),

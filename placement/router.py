@@ -7,6 +7,7 @@ import routes
 import webob.dec
 
 from placement import errors
+from placement import metrics
 from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
@@ -102,10 +103,12 @@ class Router:
     def __init__(self, route_table=None):
         self.mapper = routes.Mapper()
         for path, methods in (route_table or ROUTES).items():
+            # The template rides along in the match, for the metrics.
             for method, func in methods.items():
-                self.mapper.connect(path, action=func,
+                self.mapper.connect(path, action=func, route=path,
                                     conditions={'method': [method]})
-            self.mapper.connect(path, action=_method_not_allowed(methods))
+            self.mapper.connect(path, action=_method_not_allowed(methods),
+                                route=path)
 
     @webob.dec.wsgify
     def __call__(self, req):
@@ -113,5 +116,6 @@ class Router:
         if match is None:
             raise errors.NotFound()
         func = match.pop('action')
+        req.environ[metrics.ROUTE_ENVIRON] = match.pop('route')
         req.urlvars = match
         return req.get_response(func)

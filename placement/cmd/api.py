@@ -9,7 +9,10 @@ start, so that they do not race each other migrating it.
 """
 import argparse
 import multiprocessing
+import os
+import shutil
 import sys
+import tempfile
 
 from gunicorn.app import base as gunicorn_base
 
@@ -18,6 +21,7 @@ from placement.cmd import worker
 from placement import conf as placement_conf
 from placement import db
 from placement import deploy
+from placement import metrics
 from placement.objects import bootstrap
 
 
@@ -90,8 +94,23 @@ def prepare(args):
     return conf
 
 
+def _child_exit(server, worker):
+    metrics.worker_exited(worker.pid)
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    # The workers' metric files, private to this server: named before
+    # anything creates a metric, removed when the server stops.
+    metrics_dir = tempfile.mkdtemp(prefix='placement-api-metrics-')
+    os.environ[metrics.MULTIPROC_ENV] = metrics_dir
+    try:
+        return _serve(args)
+    finally:
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _serve(args):
     try:
         conf = prepare(args)
     except common.EXPECTED_ERRORS as exc:
@@ -111,6 +130,7 @@ def main(argv=None):
         # Newer gunicorn opens a control socket at one fixed path per user;
         # several services (or test servers) on one host would fight over it.
         'control_socket_disable': True,
+        'child_exit': _child_exit,
     }
     _Server(conf, options).run()
     return 0

@@ -1,6 +1,7 @@
 """Handlers: GET /allocation_candidates and its explanation."""
 import logging
 
+from placement import metrics
 from placement import microversion
 from placement import microversions
 from placement import query
@@ -16,17 +17,21 @@ LOG = logging.getLogger(__name__)
 @microversion.since(microversions.ALLOCATION_CANDIDATES)
 def list_allocation_candidates(req):
     ctx, version, parsed = _parse(req, 'placement:allocation_candidates:list')
+    phases = metrics.CandidatePhases()
     with util.collection_paused():
-        with ctx.database.reader() as conn:
+        with phases.searching(), ctx.database.reader() as conn:
             result = allocation_candidate.list_candidates(
                 conn, parsed, version, ctx.config.placement)
             if (not result.candidates
                     and ctx.config.placement.explain_empty_results):
                 _log_explanation(ctx, conn, parsed, version, result)
-        return util.json_response(req, {
-            'allocation_requests': _allocation_requests(result, version),
-            'provider_summaries': _summaries(result, version),
-        })
+        with phases.rendering():
+            response = util.json_response(req, {
+                'allocation_requests': _allocation_requests(result, version),
+                'provider_summaries': _summaries(result, version),
+            })
+    phases.done(len(result.candidates))
+    return response
 
 
 @util.handler

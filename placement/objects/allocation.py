@@ -119,7 +119,8 @@ def _generation_conflict(current, given):
         return 'null' if value is None else value
     return errors.Conflict(
         'consumer generation conflict - expected %s but got %s'
-        % (show(current), show(given)), code=errors.CONCURRENT_UPDATE)
+        % (show(current), show(given)), code=errors.CONCURRENT_UPDATE,
+        kind=errors.CONSUMER_GENERATION)
 
 
 def _update_consumers(conn, writes):
@@ -167,7 +168,8 @@ def _class_ids(conn, writes):
 
 
 def _cannot_allocate(detail):
-    return errors.Conflict('Unable to allocate inventory: %s' % detail)
+    return errors.Conflict('Unable to allocate inventory: %s' % detail,
+                           kind=errors.CAPACITY)
 
 
 def _check_capacity(conn, rows, provider_uuids, class_names):

@@ -184,5 +184,6 @@ def lock_provider_at(conn, uuid, generation):
     provider_id, current = lock_provider(conn, uuid)
     if current != generation:
         raise errors.Conflict(GENERATION_CONFLICT,
-                              code=errors.CONCURRENT_UPDATE)
+                              code=errors.CONCURRENT_UPDATE,
+                              kind=errors.PROVIDER_GENERATION)
     return provider_id

@@ -67,7 +67,8 @@ def _locked(conn, uuid, client_generation=None):
     provider_id, generation = base.lock_provider(conn, uuid)
     if client_generation is not None and client_generation != generation:
         raise errors.Conflict('resource provider generation conflict',
-                              code=errors.CONCURRENT_UPDATE)
+                              code=errors.CONCURRENT_UPDATE,
+                              kind=errors.PROVIDER_GENERATION)
     return provider_id, generation
 
 

@@ -33,7 +33,8 @@ def reshape(conn, inventories, writes):
             raise errors.Conflict(
                 'resource provider generation conflict for provider %s: '
                 'actual: %s, given: %s' % (uuid, actual, given),
-                code=errors.CONCURRENT_UPDATE)
+                code=errors.CONCURRENT_UPDATE,
+                kind=errors.PROVIDER_GENERATION)
     for uuid, (_given, records) in inventories.items():
         _generation, current, _modified = inv_obj.get_all(conn, uuid)
         inv_obj.replace_all(conn, uuid, None, dict(current, **records),

@@ -1,0 +1,69 @@
+"""Capacity and usage of the whole cloud, for the metrics scrape.
+
+Each figure is one aggregate query, so a scrape costs a few index scans
+however many providers there are.
+"""
+import collections
+
+import sqlalchemy as sa
+
+from placement import tables
+
+INV = tables.inventories
+ALLOC = tables.allocations
+RC = tables.resource_classes
+RP = tables.resource_providers
+
+Totals = collections.namedtuple('Totals', 'classes providers consumers')
+
+_CAPACITY = sa.func.sum((INV.c.total - INV.c.reserved)
+                        * INV.c.allocation_ratio)
+
+
+def totals(conn):
+    """Totals({class name: (capacity, used)}, providers, consumers).
+
+    Capacity is (total - reserved) * allocation_ratio summed over the
+    inventories of a class; every class with inventory or usage appears.
+    """
+    classes = collections.defaultdict(lambda: [0.0, 0])
+    for name, value in conn.execute(
+            sa.select(RC.c.name, _CAPACITY)
+            .select_from(INV.join(RC, RC.c.id == INV.c.resource_class_id))
+            .group_by(RC.c.name)):
+        classes[name][0] = float(value)
+    for name, value in conn.execute(
+            sa.select(RC.c.name, sa.func.sum(ALLOC.c.used))
+            .select_from(ALLOC.join(RC, RC.c.id == ALLOC.c.resource_class_id))
+            .group_by(RC.c.name)):
+        classes[name][1] = int(value)
+    providers = conn.execute(
+        sa.select(sa.func.count()).select_from(RP)).scalar()
+    consumers = conn.execute(
+        sa.select(sa.func.count()).select_from(tables.consumers)).scalar()
+    return Totals({name: tuple(pair) for name, pair in classes.items()},
+                  providers, consumers)
+
+
+def per_provider(conn):
+    """[((provider uuid, class name), (capacity, used))] of every
+    inventory, by provider and class."""
+    used = (sa.select(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id,
+                      sa.func.sum(ALLOC.c.used).label('used'))
+            .group_by(ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id)
+            .subquery())
+    rows = conn.execute(
+        sa.select(RP.c.uuid, RC.c.name,
+                  (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio,
+                  sa.func.coalesce(used.c.used, 0))
+        .select_from(
+            INV.join(RP, RP.c.id == INV.c.resource_provider_id)
+            .join(RC, RC.c.id == INV.c.resource_class_id)
+            .outerjoin(used, sa.and_(
+                used.c.resource_provider_id == INV.c.resource_provider_id,
+                used.c.resource_class_id == INV.c.resource_class_id)))
+        .order_by(RP.c.uuid, RC.c.name))
+    return [((uuid, name), (float(cap), int(value)))
+            for uuid, name, cap, value in rows]
