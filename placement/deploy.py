@@ -10,6 +10,7 @@ from placement import conf as placement_conf
 from placement import db
 from placement import metrics
 from placement import middleware
+from placement import openapi
 from placement import policy
 from placement import router
 from placement.objects import bootstrap
@@ -50,6 +51,8 @@ def build_app(conf, database):
     if enabled and not conf.metrics.require_auth:
         # In front of authentication: a scraper sends no token.
         app = metrics.MetricsEndpoint(app, database, conf)
+    # The API's description is public, like GET /.
+    app = openapi.OpenAPIEndpoint(app)
     app = middleware.MicroversionMiddleware(app)
     if conf.api.console:
         # Outside authentication: the page loads before it has a token.

@@ -83,5 +83,7 @@ def since(version):
         def wrapper(req):
             require(req, version)
             return func(req)
+        # For the OpenAPI document (functools.wraps carries it outward).
+        wrapper.since = version
         return wrapper
     return decorator

@@ -19,6 +19,8 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+import openapi_support
+
 BACKENDS = ['sqlite']
 if os.environ.get('PLACEMENT_TEST_MYSQL_URL'):
     BACKENDS.append('mysql')
@@ -30,6 +32,21 @@ ADMIN_HEADERS = {
     'accept': 'application/json',
     'openstack-api-version': 'placement latest',
 }
+
+
+_send = httpx.Client.send
+
+
+def _checked_send(self, request, **kwargs):
+    """Every response of the service must be one the OpenAPI document
+    allows at its microversion (openapi_support.py)."""
+    response = _send(self, request, **kwargs)
+    if not kwargs.get('stream'):
+        openapi_support.check(response)
+    return response
+
+
+httpx.Client.send = _checked_send
 
 
 def version(ver):

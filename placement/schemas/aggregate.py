@@ -1,5 +1,6 @@
 """JSON schemas of the provider aggregate API."""
 from placement import microversions
+from placement.schemas import base
 
 AGGREGATE_LIST = {
     'type': 'array',
@@ -22,3 +23,19 @@ _SET_AGGREGATES_1_19 = {
 SET_AGGREGATES = microversions.ByVersion(
     (microversions.AGGREGATES, AGGREGATE_LIST),
     (microversions.AGGREGATES_GENERATION, _SET_AGGREGATES_1_19))
+
+
+# -- responses --------------------------------------------------------------
+
+AGGREGATES = microversions.ByVersion(
+    (microversions.AGGREGATES, base.strict({'aggregates': AGGREGATE_LIST})),
+    (microversions.AGGREGATES_GENERATION, base.strict({
+        'aggregates': AGGREGATE_LIST,
+        'resource_provider_generation': base.GENERATION})))
+
+OPERATIONS = {
+    'get_aggregates': base.Operation('A provider\'s aggregates',
+                                     {200: AGGREGATES}),
+    'set_aggregates': base.Operation('Replace a provider\'s aggregates',
+                                     {200: AGGREGATES}, body=SET_AGGREGATES),
+}

@@ -10,6 +10,7 @@ import copy
 
 from placement import microversions
 from placement import util
+from placement.schemas import base
 from placement.schemas import inventory
 
 # Dashes are optional in UUIDs (clients may send the hex form).
@@ -141,3 +142,55 @@ POST = microversions.ByVersion(
     (microversions.CONSUMER_GENERATIONS, many(PUT_SCHEMA_1_28)),
     (microversions.MAPPINGS, many(PUT_SCHEMA_1_34)),
     (microversions.CONSUMER_TYPES, many(PUT_SCHEMA_1_38)))
+
+
+# -- responses --------------------------------------------------------------
+
+def _consumer_allocations(optional_fields):
+    """GET /allocations/{consumer_uuid}; the owner fields appear only when
+    the consumer exists."""
+    fields = {'allocations': {'type': 'object', 'additionalProperties':
+                              base.strict({'generation': base.GENERATION,
+                                           'resources': base.AMOUNTS})}}
+    fields.update(optional_fields)
+    return base.strict(fields, optional=optional_fields)
+
+
+_OWNER = {'project_id': {'type': 'string'}, 'user_id': {'type': 'string'}}
+_OWNER_GENERATION = dict(_OWNER, consumer_generation=base.GENERATION)
+CONSUMER_ALLOCATIONS = microversions.ByVersion(
+    (microversions.BASE, _consumer_allocations({})),
+    (microversions.DICT_ALLOCATIONS, _consumer_allocations(_OWNER)),
+    (microversions.CONSUMER_GENERATIONS,
+     _consumer_allocations(_OWNER_GENERATION)),
+    (microversions.CONSUMER_TYPES, _consumer_allocations(dict(
+        _OWNER_GENERATION, consumer_type={'type': 'string'}))))
+
+
+def _provider_allocations(entry):
+    return base.strict({
+        'resource_provider_generation': base.GENERATION,
+        'allocations': {'type': 'object', 'additionalProperties': entry}})
+
+
+PROVIDER_ALLOCATIONS = microversions.ByVersion(
+    (microversions.BASE,
+     _provider_allocations(base.strict({'resources': base.AMOUNTS}))),
+    (microversions.CONSUMER_GENERATIONS,
+     _provider_allocations(base.strict({
+         'resources': base.AMOUNTS,
+         'consumer_generation': {'type': ['integer', 'null']}}))))
+
+OPERATIONS = {
+    'set_allocations': base.Operation(
+        'Replace the allocations of several consumers', {204: None},
+        body=POST),
+    'get_allocations': base.Operation('A consumer\'s allocations',
+                                      {200: CONSUMER_ALLOCATIONS}),
+    'set_allocations_for_consumer': base.Operation(
+        'Replace a consumer\'s allocations', {204: None}, body=PUT),
+    'delete_allocations': base.Operation('Delete a consumer\'s allocations',
+                                         {204: None}),
+    'list_for_resource_provider': base.Operation(
+        'Allocations against a provider', {200: PROVIDER_ALLOCATIONS}),
+}

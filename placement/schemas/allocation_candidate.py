@@ -7,6 +7,7 @@ regex patterns with an optional group suffix: numeric until 1.32, a string
 of up to 64 characters from 1.33.
 """
 from placement import microversions
+from placement.schemas import base
 
 _STRING = {'type': 'string'}
 _NUMERIC_SUFFIX = '([1-9][0-9]*)?'
@@ -53,3 +54,51 @@ QUERY = microversions.ByVersion(*(
         microversions.GRANULAR_GROUPS, microversions.CANDIDATE_IN_TREE,
         microversions.STRING_SUFFIXES, microversions.ROOT_REQUIRED,
         microversions.SAME_SUBTREE)))
+
+
+# -- responses --------------------------------------------------------------
+
+_LIST_ALLOCATIONS = {'type': 'array', 'items': base.strict({
+    'resource_provider': base.strict({'uuid': base.UUID}),
+    'resources': base.AMOUNTS})}
+_DICT_ALLOCATIONS = {'type': 'object', 'additionalProperties':
+                     base.strict({'resources': base.AMOUNTS})}
+_MAPPINGS = {'type': 'object',
+             'additionalProperties': {'type': 'array', 'items': base.UUID}}
+_CAPACITY = {'type': 'object', 'additionalProperties': base.strict({
+    'capacity': {'type': 'integer'}, 'used': {'type': 'integer'}})}
+_TRAITS = {'type': 'array', 'items': {'type': 'string'}}
+_TREE = {'parent_provider_uuid': {'anyOf': [base.UUID, {'type': 'null'}]},
+         'root_provider_uuid': base.UUID}
+
+
+def _candidates(request, summary):
+    return base.strict({
+        'allocation_requests': {'type': 'array', 'items': request},
+        'provider_summaries': {'type': 'object',
+                               'additionalProperties': summary}})
+
+
+_LIST_REQUEST = base.strict({'allocations': _LIST_ALLOCATIONS})
+_DICT_REQUEST = base.strict({'allocations': _DICT_ALLOCATIONS})
+_SUMMARY = base.strict({'resources': _CAPACITY})
+_SUMMARY_TRAITS = base.strict({'resources': _CAPACITY, 'traits': _TRAITS})
+CANDIDATES = microversions.ByVersion(
+    (microversions.ALLOCATION_CANDIDATES,
+     _candidates(_LIST_REQUEST, _SUMMARY)),
+    (microversions.DICT_ALLOCATIONS, _candidates(_DICT_REQUEST, _SUMMARY)),
+    (microversions.CANDIDATE_TRAITS,
+     _candidates(_DICT_REQUEST, _SUMMARY_TRAITS)),
+    (microversions.NESTED_CANDIDATES, _candidates(
+        _DICT_REQUEST, base.strict(dict(
+            _TREE, resources=_CAPACITY, traits=_TRAITS)))),
+    (microversions.MAPPINGS, _candidates(
+        base.strict({'allocations': _DICT_ALLOCATIONS,
+                     'mappings': _MAPPINGS}),
+        base.strict(dict(_TREE, resources=_CAPACITY, traits=_TRAITS)))))
+
+OPERATIONS = {
+    'list_allocation_candidates': base.Operation(
+        'Allocation candidates for a request', {200: CANDIDATES},
+        query=QUERY),
+}

@@ -1,7 +1,9 @@
 """JSON schemas for inventory bodies."""
 import copy
 
+from placement import microversions
 from placement import util
+from placement.schemas import base
 
 # Largest value of the single-precision float column of allocation_ratio.
 FLOAT_MAX = 3.40282e+38
@@ -52,4 +54,40 @@ PUT_ALL_SCHEMA = {
     },
     'required': ['resource_provider_generation', 'inventories'],
     'additionalProperties': False,
+}
+
+
+# -- responses --------------------------------------------------------------
+
+_RECORD_OUT = {
+    'total': {'type': 'integer'},
+    'reserved': {'type': 'integer'},
+    'min_unit': {'type': 'integer'},
+    'max_unit': {'type': 'integer'},
+    'step_size': {'type': 'integer'},
+    'allocation_ratio': {'type': 'number'},
+}
+INVENTORY = base.strict(dict(_RECORD_OUT,
+                             resource_provider_generation=base.GENERATION))
+INVENTORIES = base.strict({
+    'resource_provider_generation': base.GENERATION,
+    'inventories': {'type': 'object',
+                    'additionalProperties': base.strict(_RECORD_OUT)},
+})
+
+OPERATIONS = {
+    'get_inventories': base.Operation('List a provider\'s inventories',
+                                      {200: INVENTORIES}),
+    'create_inventory': base.Operation('Add one inventory',
+                                       {201: INVENTORY}, body=POST_SCHEMA),
+    'set_inventories': base.Operation('Replace all inventories',
+                                      {200: INVENTORIES},
+                                      body=PUT_ALL_SCHEMA),
+    'delete_inventories': base.Operation(
+        'Delete all inventories', {204: None},
+        since=microversions.DELETE_INVENTORIES),
+    'get_inventory': base.Operation('Show one inventory', {200: INVENTORY}),
+    'update_inventory': base.Operation('Replace one inventory',
+                                       {200: INVENTORY}, body=PUT_ONE_SCHEMA),
+    'delete_inventory': base.Operation('Delete one inventory', {204: None}),
 }

@@ -1,6 +1,7 @@
 """JSON schemas of POST /reshaper (1.30)."""
 from placement import microversions
 from placement.schemas import allocation
+from placement.schemas import base
 from placement.schemas import inventory
 
 
@@ -29,3 +30,10 @@ POST = microversions.ByVersion(
     (microversions.RESHAPER, _schema(allocation.PUT_SCHEMA_1_28)),
     (microversions.MAPPINGS, _schema(allocation.PUT_SCHEMA_1_34)),
     (microversions.CONSUMER_TYPES, _schema(allocation.PUT_SCHEMA_1_38)))
+
+
+OPERATIONS = {
+    'reshape': base.Operation(
+        'Move inventories and allocations within provider trees',
+        {204: None}, body=POST),
+}

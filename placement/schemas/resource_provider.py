@@ -2,6 +2,7 @@
 import copy
 
 from placement import microversions
+from placement.schemas import base
 
 _UUID = {'type': 'string', 'format': 'uuid'}
 
@@ -60,3 +61,45 @@ LIST_QUERY = microversions.ByVersion(
     (microversions.PROVIDER_RESOURCES, _LIST_1_4),
     (microversions.NESTED_PROVIDERS, _LIST_1_14),
     (microversions.PROVIDER_TRAITS_FILTER, _LIST_1_18))
+
+# -- responses --------------------------------------------------------------
+
+_PROVIDER_FIELDS = {
+    'uuid': base.UUID,
+    'name': {'type': 'string'},
+    'generation': base.GENERATION,
+    'links': base.LINKS,
+}
+_PROVIDER = base.strict(_PROVIDER_FIELDS)
+_PROVIDER_1_14 = base.strict(dict(
+    _PROVIDER_FIELDS,
+    parent_provider_uuid={'anyOf': [base.UUID, {'type': 'null'}]},
+    root_provider_uuid=base.UUID))
+PROVIDER = microversions.ByVersion(
+    (microversions.BASE, _PROVIDER),
+    (microversions.NESTED_PROVIDERS, _PROVIDER_1_14))
+
+
+def _listing(provider):
+    return base.strict({'resource_providers': {'type': 'array',
+                                               'items': provider}})
+
+
+PROVIDERS = microversions.ByVersion(
+    *((first, _listing(schema)) for first, _, schema in PROVIDER.ranges()))
+
+OPERATIONS = {
+    'list_resource_providers': base.Operation(
+        'List providers', {200: PROVIDERS}, query=LIST_QUERY),
+    'create_resource_provider': base.Operation(
+        'Create a provider', microversions.ByVersion(
+            (microversions.BASE, {201: None}),
+            (microversions.CREATE_RETURNS_PROVIDER, {200: _PROVIDER_1_14})),
+        body=POST),
+    'get_resource_provider': base.Operation('Show a provider',
+                                            {200: PROVIDER}),
+    'update_resource_provider': base.Operation(
+        'Rename or re-parent a provider', {200: PROVIDER}, body=PUT),
+    'delete_resource_provider': base.Operation('Delete a provider',
+                                               {204: None}),
+}

@@ -2,6 +2,7 @@
 import copy
 
 from placement import microversions
+from placement.schemas import base
 
 _EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
 
@@ -22,3 +23,25 @@ _QUERY_1_38['properties']['consumer_type'] = {
 
 QUERY = microversions.ByVersion((microversions.USAGES, _QUERY),
                                 (microversions.CONSUMER_TYPES, _QUERY_1_38))
+
+
+# -- responses --------------------------------------------------------------
+
+PROVIDER_USAGES = base.strict({'resource_provider_generation': base.GENERATION,
+                               'usages': base.AMOUNTS})
+# From 1.38 grouped by consumer type, each group with its consumer count.
+_BY_TYPE = {'type': 'object', 'additionalProperties': {
+    'type': 'object',
+    'properties': {'consumer_count': {'type': 'integer', 'minimum': 0}},
+    'required': ['consumer_count'],
+    'additionalProperties': {'type': 'integer', 'minimum': 0}}}
+USAGES = microversions.ByVersion(
+    (microversions.USAGES, base.strict({'usages': base.AMOUNTS})),
+    (microversions.CONSUMER_TYPES, base.strict({'usages': _BY_TYPE})))
+
+OPERATIONS = {
+    'list_usages': base.Operation('Usages of one provider',
+                                  {200: PROVIDER_USAGES}),
+    'get_total_usages': base.Operation('Usages of a project (or user)',
+                                       {200: USAGES}, query=QUERY),
+}

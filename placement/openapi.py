@@ -1,0 +1,239 @@
+"""The OpenAPI 3.1 document of the API, built from the code.
+
+Nothing here describes the API by hand: the paths and methods come from
+the route map (``router.ROUTES``), the first version of an operation from
+its handler (``microversion.since``), the versions from the registry
+(``microversions``), and the request and response schemas from the
+``OPERATIONS`` of ``schemas/<resource>.py``, the same objects the handlers
+validate with.  Where something changes with the microversion, the
+document lists the alternatives, each marked with the versions it covers:
+``"x-openstack": {"min-ver": "1.14", "max-ver": "1.19"}``.
+
+``GET /openapi.json`` serves it, without a token, like ``GET /``.
+"""
+import copy
+import functools
+import importlib
+import re
+
+import orjson
+import webob
+import webob.dec
+import webob.exc
+
+from placement import errors
+from placement import metrics
+from placement import microversions
+from placement import router
+from placement.schemas import base
+
+PATH = '/openapi.json'
+VERSION_HEADER = 'OpenStack-API-Version'
+_PATH_PARAMETER = re.compile(r'{(\w+)}')
+# A query-schema pattern key such as '^resources([1-9][0-9]*)?$'.
+_PATTERN_NAME = re.compile(r'^\^(\w+?)\(')
+
+
+def _versions(first, last):
+    marks = {'min-ver': str(first)}
+    if last != microversions.MAX:
+        marks['max-ver'] = str(last)
+    return marks
+
+
+def _steps(value, since, until=microversions.MAX):
+    """[(first, last, value)] of a value or ByVersion between two
+    versions."""
+    if not isinstance(value, microversions.ByVersion):
+        return [(since, until, value)]
+    return [(max(first, since), min(last, until), item)
+            for first, last, item in value.ranges()
+            if last >= since and first <= until]
+
+
+def _alternatives(steps):
+    """One schema, or anyOf of the versioned alternatives."""
+    schemas = [(first, last, schema) for first, last, schema in steps
+               if schema is not None]
+    if len(steps) == 1 and schemas:
+        return schemas[0][2]
+    return {'anyOf': [dict(schema, **{'x-openstack': _versions(first, last)})
+                      for first, last, schema in schemas]}
+
+
+def _query_parameters(query, since):
+    """OpenAPI parameters of a query-string schema (or ByVersion)."""
+    found = {}
+    for first, last, schema in _steps(query, since):
+        required = set(schema.get('required', ()))
+        names = [(name, prop, name in required)
+                 for name, prop in schema.get('properties', {}).items()]
+        for pattern, prop in schema.get('patternProperties', {}).items():
+            # Group keys: the name with an optional suffix.
+            names.append((_PATTERN_NAME.match(pattern).group(1), dict(
+                prop, description='Also with a request group suffix: '
+                                  'keys matching %s.' % pattern), False))
+        for name, prop, is_required in names:
+            entry = found.setdefault(name, {'first': first})
+            entry.update(last=last, schema=prop,
+                         required=entry.get('required', True) and is_required)
+    parameters = []
+    for name, entry in found.items():
+        parameter = {'name': name, 'in': 'query',
+                     'required': entry['required'],
+                     'schema': entry['schema']}
+        if (entry['first'], entry['last']) != (since, microversions.MAX):
+            parameter['x-openstack'] = _versions(entry['first'],
+                                                 entry['last'])
+        parameters.append(parameter)
+    return parameters
+
+
+def _response(status, steps, version_range):
+    response = {
+        'description': webob.exc.status_map[status].title,
+        'headers': {VERSION_HEADER: {
+            '$ref': '#/components/headers/OpenStack-API-Version'}},
+    }
+    if status == 201:
+        response['headers']['Location'] = {
+            '$ref': '#/components/headers/Location'}
+    if any(schema is not None for _, _, schema in steps):
+        response['content'] = {'application/json': {
+            'schema': _alternatives(steps)}}
+    if version_range is not None:
+        response['x-openstack'] = _versions(*version_range)
+    return response
+
+
+def _responses(operation, since):
+    """The responses object: each status with its body alternatives."""
+    by_status = {}
+    for first, last, answers in _steps(operation.responses, since):
+        for status, body in answers.items():
+            by_status.setdefault(status, []).extend(
+                _steps(body, first, last))
+    responses = {}
+    for status, steps in sorted(by_status.items()):
+        first, last = steps[0][0], steps[-1][1]
+        whole = (first, last) == (since, microversions.MAX)
+        responses[str(status)] = _response(
+            status, steps, None if whole else (first, last))
+    responses['default'] = {
+        'description': 'An error, in the upstream error format.',
+        'content': {'application/json': {
+            'schema': {'$ref': '#/components/schemas/Error'}}}}
+    return responses
+
+
+def _operation(path, func):
+    module = importlib.import_module(
+        'placement.schemas.' + func.__module__.rpartition('.')[2])
+    operation = module.OPERATIONS[func.__name__]
+    since = (operation.since or getattr(func, 'since', None)
+             or microversions.MIN)
+    validated = operation.path or {}
+    parameters = [{'name': name, 'in': 'path', 'required': True,
+                   'schema': validated.get(name, {'type': 'string'})}
+                  for name in _PATH_PARAMETER.findall(path)]
+    parameters.append({'$ref': '#/components/parameters/microversion'})
+    if operation.query is not None:
+        parameters += _query_parameters(operation.query, since)
+    result = {
+        'operationId': func.__name__,
+        'summary': operation.summary,
+        'x-openstack': _versions(since, microversions.MAX),
+        'parameters': parameters,
+        'responses': _responses(operation, since),
+    }
+    if operation.query is not None:
+        # The whole query-string schema, as the handler validates it.
+        result['x-openstack-query-schema'] = _alternatives(
+            _steps(operation.query, since))
+    if operation.body is not None:
+        steps = _steps(operation.body, since)
+        result['requestBody'] = {
+            'required': all(schema is not None for _, _, schema in steps),
+            'content': {'application/json': {
+                'schema': _alternatives(steps)}}}
+    if path in ('', '/'):
+        result['security'] = []
+    return result
+
+
+@functools.lru_cache(maxsize=None)
+def document():
+    """The OpenAPI document (a dict; treat it as read-only)."""
+    paths = {}
+    for path, methods in router.ROUTES.items():
+        # '' and '/' are one resource.
+        path = path or '/'
+        paths[path] = {method.lower(): _operation(path, func)
+                       for method, func in methods.items()}
+    return {
+        'openapi': '3.1.0',
+        'info': {
+            'title': 'OpenStack Placement API',
+            'version': str(microversions.MAX),
+            'description': (
+                'Microversions %s to %s, chosen per request with the '
+                '`OpenStack-API-Version: placement X.Y` header (1.0 '
+                'without it). Operations, parameters and schemas list '
+                'the versions they apply to in `x-openstack`.'
+                % (microversions.MIN, microversions.MAX)),
+        },
+        'x-openstack': {
+            'min-ver': str(microversions.MIN),
+            'max-ver': str(microversions.MAX),
+            'microversions': [
+                {'version': str(version), 'name': version.name,
+                 'description': version.description}
+                for version in microversions.ALL],
+        },
+        'security': [{'token': []}],
+        'paths': paths,
+        'components': {
+            'securitySchemes': {'token': {
+                'type': 'apiKey', 'in': 'header', 'name': 'X-Auth-Token',
+                'description': 'A keystone token.'}},
+            'parameters': {'microversion': {
+                'name': VERSION_HEADER, 'in': 'header', 'required': False,
+                'description': '`placement X.Y` or `placement latest`.',
+                'schema': {'type': 'string',
+                           'pattern': r'^placement (latest|\d+\.\d+)$'}}},
+            'headers': {
+                'OpenStack-API-Version': {
+                    'description': 'The version that answered.',
+                    'schema': {'type': 'string'}},
+                'Location': {'description': 'URL of the created resource.',
+                             'schema': {'type': 'string'}},
+            },
+            'schemas': {'Error': copy.deepcopy(base.ANY_ERROR)},
+        },
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def _body():
+    return orjson.dumps(document())
+
+
+class OpenAPIEndpoint:
+    """Answer ``GET /openapi.json`` (no token needed); pass the rest on."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO') != PATH:
+            return self.application(environ, start_response)
+        environ[metrics.ROUTE_ENVIRON] = PATH
+        return self._serve(environ, start_response)
+
+    @webob.dec.wsgify
+    def _serve(self, req):
+        if req.method not in ('GET', 'HEAD'):
+            raise errors.http_error(webob.exc.HTTPMethodNotAllowed,
+                                    headers=[('Allow', 'GET, HEAD')])
+        return webob.Response(body=_body(), content_type='application/json',
+                              charset=None)
