@@ -97,8 +97,30 @@ CANDIDATES = microversions.ByVersion(
                      'mappings': _MAPPINGS}),
         base.strict(dict(_TREE, resources=_CAPACITY, traits=_TRAITS)))))
 
+_STEPS = {'type': 'array', 'items': base.strict({
+    'check': {'type': 'string'},
+    'removed': {'type': 'integer', 'minimum': 0},
+    'remaining': {'type': 'integer', 'minimum': 0}})}
+EXPLANATION = base.strict({
+    'candidates': {'type': 'integer', 'minimum': 0},
+    'summary': {'type': 'string'},
+    'groups': {'type': 'array', 'items': base.strict({
+        'suffix': {'type': 'string'},
+        'considered': {'type': 'integer', 'minimum': 0},
+        'steps': _STEPS})},
+    'combination': base.strict({
+        'considered': {'type': 'integer', 'minimum': 0}, 'steps': _STEPS}),
+    'nearest': {'type': 'array', 'items': base.strict({
+        'uuid': base.UUID, 'name': {'type': 'string'},
+        'group': {'type': 'string'}, 'check': {'type': 'string'},
+        'detail': {'type': 'string'}})},
+})
+
 OPERATIONS = {
     'list_allocation_candidates': base.Operation(
         'Allocation candidates for a request', {200: CANDIDATES},
         query=QUERY),
+    'explain_allocation_candidates': base.Operation(
+        'Why a candidates query finds what it finds (an addition of this '
+        'service)', {200: EXPLANATION}, query=QUERY),
 }
