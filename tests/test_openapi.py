@@ -6,6 +6,7 @@ import pkgutil
 import subprocess
 import sys
 import tempfile
+import uuid
 
 import httpx
 import pytest
@@ -134,12 +135,37 @@ def fuzz_server():
     server.stop()
 
 
+def _seed(url):
+    """A provider with inventory and a consumer for the URL parameters:
+    random UUIDs alone would only ever reach the 404s."""
+    client = httpx.Client(base_url=url, headers=conftest.ADMIN_HEADERS)
+    provider = conftest.new_provider(client)
+    response = client.put('/resource_providers/%s/inventories' % provider,
+                          json={'resource_provider_generation': 0,
+                                'inventories': {'VCPU': {'total': 64},
+                                                'DISK_GB': {'total': 500}}})
+    assert response.status_code == 200, response.text
+    consumer = str(uuid.uuid4())
+    conftest.allocate(client, provider, VCPU=2)
+    response = client.put('/allocations/' + consumer, json={
+        'allocations': {provider: {'resources': {'DISK_GB': 10}}},
+        'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
+        'consumer_type': 'INSTANCE'})
+    assert response.status_code == 204, response.text
+    return {'path.uuid': provider, 'path.consumer_uuid': consumer,
+            'path.resource_class': 'VCPU'}
+
+
 def test_schemathesis(fuzz_server, tmp_path):
     """schemathesis against the live server, a bounded number of cases
     per operation: no 5xx, nothing the document does not allow, no
     request slower than the timeout."""
+    config = tmp_path / 'schemathesis.toml'
+    config.write_text('[parameters]\n' + ''.join(
+        '"%s" = "%s"\n' % item for item in _seed(fuzz_server.url).items()))
     command = [
         os.path.join(os.path.dirname(sys.executable), 'schemathesis'),
+        '--config-file', str(config),
         'run', fuzz_server.url + '/openapi.json',
         '--url', fuzz_server.url,
         '--checks', 'not_a_server_error,status_code_conformance,'
@@ -151,8 +177,7 @@ def test_schemathesis(fuzz_server, tmp_path):
         '--request-timeout', '20', '--no-shrink',
         '--generation-database', 'none',
         '-H', 'X-Auth-Token: admin',
-        '-H', 'OpenStack-API-Version: placement latest',
-        '--report', 'junit', '--report-dir', str(tmp_path)]
+        '-H', 'OpenStack-API-Version: placement latest']
     result = subprocess.run(command, capture_output=True, text=True,
-                            timeout=600, cwd=tmp_path)
+                            timeout=900, cwd=tmp_path)
     assert result.returncode == 0, result.stdout[-8000:]
