@@ -12,3 +12,8 @@ GLOBAL_REQUEST_ID = 'openstack.global_request_id'
 MICROVERSION = 'placement.microversion'
 # middleware.ContextMiddleware: the RequestContext handlers work with.
 CONTEXT = 'placement.context'
+# router.Router (or the endpoint that answered): the route template, for
+# the metrics.
+ROUTE = 'placement.route'
+# middleware.error_response: what a 409 was about (errors.Conflict.kind).
+CONFLICT_KIND = 'placement.conflict_kind'

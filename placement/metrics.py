@@ -30,14 +30,11 @@ import webob
 import webob.dec
 import webob.exc
 
+from placement import environ_keys
 from placement import errors
 from placement.objects import capacity
 
 MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
-# The route template the router matched, set in the WSGI environ.
-ROUTE_ENVIRON = 'placement.route'
-# The kind of write conflict behind a 409 (errors.Conflict.kind).
-CONFLICT_ENVIRON = 'placement.conflict_kind'
 UNMATCHED = 'unmatched'
 PATH = '/metrics'
 POLICY = 'placement:metrics'
@@ -221,7 +218,7 @@ class RequestMetrics:
             method = environ.get('REQUEST_METHOD')
             if method not in METHODS:
                 method = 'other'
-            route = environ.get(ROUTE_ENVIRON, UNMATCHED)
+            route = environ.get(environ_keys.ROUTE, UNMATCHED)
             status = seen.get('status', '500')
             metrics = self.metrics
             metrics.requests.labels(method, route, status).inc()
@@ -229,7 +226,8 @@ class RequestMetrics:
                 time.perf_counter() - started)
             if status == '409':
                 metrics.conflicts.labels(
-                    environ.get(CONFLICT_ENVIRON, errors.OTHER_CONFLICT)
+                    environ.get(environ_keys.CONFLICT_KIND,
+                                errors.OTHER_CONFLICT)
                 ).inc()
 
 
@@ -255,7 +253,7 @@ class MetricsEndpoint:
     def __call__(self, environ, start_response):
         if environ.get('PATH_INFO') != PATH:
             return self.application(environ, start_response)
-        environ[ROUTE_ENVIRON] = PATH
+        environ[environ_keys.ROUTE] = PATH
         return self._scrape(environ, start_response)
 
     @webob.dec.wsgify
@@ -265,7 +263,7 @@ class MetricsEndpoint:
                                     headers=[('Allow', 'GET')])
         if self.require_auth:
             # Inside the context middleware: the token was checked.
-            req.environ['placement.context'].can(POLICY)
+            req.environ[environ_keys.CONTEXT].can(POLICY)
         return webob.Response(
             body=exposition.generate_latest(self.registry),
             headerlist=[('Content-Type', exposition.CONTENT_TYPE_LATEST)])

@@ -17,7 +17,6 @@ import webob.exc
 from placement import context as placement_context
 from placement import environ_keys
 from placement import errors
-from placement import metrics
 from placement import microversion
 
 LOG = logging.getLogger('placement.access')
@@ -31,7 +30,7 @@ def error_response(req, exc):
     if isinstance(exc, errors.PlacementError):
         kind = getattr(exc, 'kind', None)
         if kind is not None:
-            req.environ[metrics.CONFLICT_ENVIRON] = kind
+            req.environ[environ_keys.CONFLICT_KIND] = kind
         exc = exc.to_http()
     elif not isinstance(exc.json_formatter, functools.partial):
         exc = errors.http_error(type(exc), exc.detail,

@@ -21,8 +21,8 @@ import webob
 import webob.dec
 import webob.exc
 
+from placement import environ_keys
 from placement import errors
-from placement import metrics
 from placement import microversions
 from placement import router
 from placement.schemas import base
@@ -227,7 +227,7 @@ class OpenAPIEndpoint:
     def __call__(self, environ, start_response):
         if environ.get('PATH_INFO') != PATH:
             return self.application(environ, start_response)
-        environ[metrics.ROUTE_ENVIRON] = PATH
+        environ[environ_keys.ROUTE] = PATH
         return self._serve(environ, start_response)
 
     @webob.dec.wsgify

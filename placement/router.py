@@ -6,8 +6,8 @@ answers 405 with an ``Allow`` header listing the methods it does.
 import routes
 import webob.dec
 
+from placement import environ_keys
 from placement import errors
-from placement import metrics
 from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
@@ -116,6 +116,6 @@ class Router:
         if match is None:
             raise errors.NotFound()
         func = match.pop('action')
-        req.environ[metrics.ROUTE_ENVIRON] = match.pop('route')
+        req.environ[environ_keys.ROUTE] = match.pop('route')
         req.urlvars = match
         return req.get_response(func)
