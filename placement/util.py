@@ -168,9 +168,23 @@ def utcnow():
 
 def newest(*timestamps):
     """The latest of some (possibly None, possibly naive) timestamps."""
-    found = [t.replace(tzinfo=datetime.timezone.utc) if t.tzinfo is None
-             else t for t in timestamps if t is not None]
-    return max(found) if found else utcnow()
+    found = [t for t in timestamps if t is not None]
+    if not found:
+        return utcnow()
+    try:
+        # Timestamps of one database are alike (all naive or all aware):
+        # compared as they are, only the newest is converted, not
+        # thousands of them in a long listing.
+        latest = max(found)
+    except TypeError:
+        latest = max(_aware(t) for t in found)
+    return _aware(latest)
+
+
+def _aware(timestamp):
+    if timestamp.tzinfo is None:
+        return timestamp.replace(tzinfo=datetime.timezone.utc)
+    return timestamp
 
 
 def rows_modified(rows):
