@@ -514,6 +514,9 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--server-cmd', default=(
         'placement-api --bind 127.0.0.1:{port} --workers {workers}'))
+    parser.add_argument('--setup-cmd', help='run once before the server '
+                        '(e.g. placement-manage --config-file {config_file} '
+                        'db sync); the server then does not migrate')
     parser.add_argument('--upstream-venv',
                         help='also run upstream placement from this venv')
     parser.add_argument('--upstream-only', action='store_true')
@@ -551,7 +554,7 @@ def main(argv=None):
     root = tempfile.mkdtemp(prefix='placement-mix-')
     runs = []
     if not args.upstream_only:
-        runs.append((args.label, args.server_cmd, None))
+        runs.append((args.label, args.server_cmd, args.setup_cmd))
     if args.upstream_venv:
         venv = args.upstream_venv
         runs.append(('upstream',
