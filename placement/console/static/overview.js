@@ -52,10 +52,10 @@ export async function renderOverview(main, {signal}) {
 
   await api.pool(providers, IN_FLIGHT, async (rp) => {
     const base = 'resource_providers/' + encodeURIComponent(rp.uuid);
-    const [inv, alloc] = await Promise.all([
-      api.get(base + '/inventories', null, signal),
-      api.get(base + '/allocations', null, signal),
-    ]);
+    const inv = await api.get(base + '/inventories', null, signal);
+    // Nothing can be allocated where there is no inventory.
+    const alloc = Object.keys(inv.inventories).length
+      ? await api.get(base + '/allocations', null, signal) : {allocations: {}};
     const usages = {};
     for (const [consumer, {resources}] of Object.entries(alloc.allocations)) {
       consumerSet.add(consumer);
