@@ -6,7 +6,6 @@ to the behaviour that a version gates.  The versions themselves are named
 in ``microversions.py``.
 """
 import functools
-import re
 
 import microversion_parse
 
@@ -16,9 +15,6 @@ from placement import microversions
 
 SERVICE_TYPE = 'placement'
 HEADER = 'openstack-api-version'
-
-_VERSION_RE = re.compile(r'^([1-9]\d*|0)\.([1-9]\d*|0)$')
-
 
 def min_version_string():
     return str(microversions.MIN)
@@ -40,14 +36,24 @@ def parse(headers):
     requested = requested.strip()
     if requested == 'latest':
         return microversions.MAX
-    match = _VERSION_RE.match(requested)
-    if not match:
-        raise errors.BadRequest('invalid version string: %s' % requested)
-    version = microversions.Version(int(match.group(1)), int(match.group(2)))
+    # As upstream: "MAJOR.MINOR", each part read by int() (so "1.02" is
+    # 1.2), and the reason int() gave in the text of the 400.
+    major, dot, minor = requested.partition('.')
+    try:
+        major = int(major)
+        if not dot:
+            raise ValueError("Version.__new__() missing 1 required "
+                             "positional argument: 'minor'")
+        version = microversions.Version(major, int(minor))
+    except ValueError as exc:
+        raise errors.BadRequest(
+            'Invalid microversion: invalid version string: %s; %s'
+            % (requested, exc)) from None
     if not microversions.MIN <= version <= microversions.MAX:
         # Clients negotiate by reading the supported range from a 406.
         raise errors.NotAcceptable(
-            'Unacceptable version header: %s' % requested,
+            'Invalid microversion: Unacceptable version header: %s'
+            % requested,
             extra={'min_version': min_version_string(),
                    'max_version': max_version_string()})
     return version

@@ -37,11 +37,11 @@ class TraitFilter:
         return bool(self.required or self.forbidden)
 
     def names(self):
-        """Every trait name mentioned (to check that they exist)."""
-        found = set(self.forbidden)
-        for any_of in self.required:
-            found.update(any_of)
-        return found
+        """Every trait name mentioned (to check that they exist), the
+        required ones in request order first: an unknown trait's 400
+        names the first one."""
+        found = [name for any_of in self.required for name in sorted(any_of)]
+        return list(dict.fromkeys(found + sorted(self.forbidden)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,39 +86,63 @@ def parse_resources(value):
         raise errors.BadRequest(_RESOURCES_FORM % 'empty string')
     result = {}
     for item in value.split(','):
+        # The name is taken verbatim (" VCPU" is an unknown class).
         name, sep, amount = item.partition(':')
-        name = name.strip()
-        if not sep or not name or ':' in amount:
+        if not sep or ':' in amount:
             raise errors.BadRequest(_RESOURCES_FORM % item)
         try:
             number = int(amount)
         except ValueError:
-            number = 0
-        if number < 1:
             raise errors.BadRequest(
                 'Requested resource %s expected positive integer amount. '
-                'Got: %s.' % (name, amount))
+                'Got: %s.' % (name, amount)) from None
+        if number < 1:
+            raise errors.BadRequest(
+                'Requested resource %s requires amount >= 1. Got: %d.'
+                % (name, number))
         # No amount above a 32-bit max_unit can ever be served; capping keeps
         # the semantics and keeps huge numbers out of SQLite's 64-bit INTEGER.
         result[name] = min(number, util.MAX_INT + 1)
     return result
 
 
-def _trait_form_error(value, allow_forbidden):
-    form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
-            else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
+_ANY_FORM = "'in:HW_CPU_X86_VMX,CUSTOM_MAGIC'"
+
+
+def _trait_form_error(form, value, empty=False):
     return errors.BadRequest(
         "Invalid query string parameters: Expected 'required' parameter "
-        "value of the form: %s. Got: %s" % (form, value))
+        "value of the form: %s. Got%s: %s"
+        % (form, ' an empty trait in' if empty else '', value))
+
+
+def _any_traits_error(problem, value):
+    return errors.BadRequest(
+        'Invalid query string parameters: The format %s %s. Got: %s'
+        % (_ANY_FORM, problem, value))
 
 
 def _split_traits(value, allow_forbidden):
-    """A comma list of trait names, each maybe ``!``-prefixed."""
+    """A comma list of trait names, each maybe ``!``-prefixed; 400 for an
+    empty name, or a ``!`` where forbidden traits are not allowed."""
+    form = ('HW_CPU_X86_VMX,!CUSTOM_MAGIC' if allow_forbidden
+            else 'HW_CPU_X86_VMX,CUSTOM_MAGIC')
     names = [name.strip() for name in value.split(',')]
-    for name in names:
-        bare = name[1:] if name.startswith('!') else name
-        if not bare or (name != bare and not allow_forbidden):
-            raise _trait_form_error(value, allow_forbidden)
+    if not all(name.lstrip('!') for name in names):
+        raise _trait_form_error(form, value, empty=True)
+    if not allow_forbidden and any(name.startswith('!') for name in names):
+        raise _trait_form_error(form, value)
+    return names
+
+
+def _split_any_traits(value):
+    """The names of an ``in:`` value: no empty or forbidden ones."""
+    names = [name.strip() for name in value[len('in:'):].split(',')]
+    if any(name.startswith('!') for name in names):
+        raise _any_traits_error('does not support forbidden traits', value)
+    if not all(names):
+        raise _trait_form_error('in:HW_CPU_X86_VMX,CUSTOM_MAGIC', value,
+                                empty=True)
     return names
 
 
@@ -131,12 +155,9 @@ def parse_traits(values, version):
     for value in values:
         if value.startswith('in:'):
             if version < microversions.ANY_TRAITS:
-                raise errors.BadRequest(
-                    "The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only "
-                    "supported since microversion 1.39.")
-            # A forbidden trait inside an any-of list means nothing useful.
-            names = _split_traits(value[3:], allow_forbidden=False)
-            required.append(frozenset(names))
+                raise _any_traits_error(
+                    'only supported since microversion 1.39', value)
+            required.append(frozenset(_split_any_traits(value)))
             continue
         for name in _split_traits(value, allow_forbidden):
             if name.startswith('!'):
@@ -183,13 +204,15 @@ def parse_member_of(values, version, key='member_of'):
         elif ',' in value:
             raise errors.BadRequest(
                 "Multiple values for 'member_of' must be prefixed with the "
-                "'in:' or '!in:' keyword using the valid microversion.")
+                "'in:' or '!in:' keyword using the valid microversion. "
+                "Got: %s" % ('!' + value if negative else value))
         else:
             uuids = [value]
-        if not all(util.is_uuid(item) for item in uuids):
+        bad = next((item for item in uuids if not util.is_uuid(item)), None)
+        if bad is not None:
             raise errors.BadRequest(
                 "Invalid query string parameters: Expected 'member_of' "
-                "parameter to contain valid UUID(s). Got: %s" % value)
+                "parameter to contain valid UUID(s). Got: %s" % bad)
         uuids = frozenset(util.normalize_uuid(item) for item in uuids)
         if negative:
             forbidden.update(uuids)
@@ -204,11 +227,12 @@ def member_of(params, version, key='member_of'):
     return parse_member_of(params.getall(key), version, key)
 
 
-def parse_in_tree(value, key='in_tree'):
+def parse_in_tree(value):
+    """One ``in_tree`` value (of any group; the text names no suffix)."""
     if not util.is_uuid(value):
         raise errors.BadRequest(
-            "Invalid query string parameters: Expected '%s' parameter to "
-            "be a format of uuid. Got: %s" % (key, value))
+            "Invalid query string parameters: Expected 'in_tree' parameter "
+            "to be a format of uuid. Got: %s" % value)
     return util.normalize_uuid(value)
 
 
@@ -221,6 +245,10 @@ def parse_root_required(params):
         raise errors.BadRequest(
             "Query parameter 'root_required' may be specified only once.",
             code=errors.ILLEGAL_DUPLICATE_QUERYPARAM)
+    if values[0].startswith('in:'):
+        # root_required has no any-of form, at any microversion.
+        raise _any_traits_error('only supported since microversion 1.39',
+                                values[0])
     names = _split_traits(values[0], allow_forbidden=True)
     required = {name for name in names if not name.startswith('!')}
     forbidden = {name[1:] for name in names if name.startswith('!')}
@@ -255,32 +283,43 @@ def parse_request_groups(params, version, same_subtree=()):
         elif kind == 'member_of':
             group.member_of = member_of(params, version, key)
         else:
-            group.in_tree = parse_in_tree(params.getall(key)[-1], key)
-    anchored = {suffix for suffixes in same_subtree for suffix in suffixes}
-    orphans = [group for suffix, group in groups.items()
-               if not group.resources and suffix not in anchored]
-    _check_orphans('required', 'traits',
-                   [g.suffix for g in orphans if g.traits])
-    _check_orphans('member_of', 'member_of',
-                   [g.suffix for g in orphans if g.member_of])
-    if orphans:
-        raise errors.BadRequest(
-            'All request groups must specify resources.')
+            group.in_tree = parse_in_tree(params.getall(key)[-1])
     if not any(group.resources for group in groups.values()):
         raise errors.BadRequest(
-            'At least one request group (`resources` or `resources{$S}`) '
-            'is required.')
+            'There must be at least one resources or resources[$S] '
+            'parameter.', code=errors.QUERYPARAM_MISSING_VALUE)
+    orphans = [group for suffix, group in groups.items()
+               if not group.resources]
+    if version >= microversions.SAME_SUBTREE:
+        anchored = {suffix for suffixes in same_subtree
+                    for suffix in suffixes}
+        loose = sorted(g.suffix for g in orphans if g.suffix not in anchored)
+        if loose:
+            raise errors.BadRequest(
+                'Resourceless suffixed group request should be specified '
+                'in `same_subtree` query param: bad group(s) - %s.' % loose,
+                code=errors.QUERYPARAM_BAD_VALUE)
+    else:
+        # Upstream's two wordings differ by a space; clients match both.
+        _check_orphans('required', 'traits', '  ',
+                       [g.suffix for g in orphans if g.traits])
+        _check_orphans('member_of', 'member_of', ' ',
+                       [g.suffix for g in orphans if g.member_of])
+        if orphans:
+            raise errors.BadRequest(
+                'All request groups must specify resources.')
     # The unsuffixed group first, then by suffix, for stable output.
     return {suffix: groups[suffix]
             for suffix in sorted(groups, key=lambda s: (s != '', s))}
 
 
-def _check_orphans(prefix, label, suffixes):
+def _check_orphans(prefix, label, space, suffixes):
     if suffixes:
         raise errors.BadRequest(
-            'All %s parameters must be associated with resources. Found the '
-            'following orphaned %s keys: %s'
-            % (label, label, ', '.join(prefix + s for s in sorted(suffixes))))
+            'All %s parameters must be associated with resources.%sFound '
+            'the following orphaned %s keys: %s'
+            % (label, space, label,
+               ', '.join(prefix + s for s in sorted(suffixes))))
 
 
 def parse_same_subtree(params):
@@ -290,7 +329,8 @@ def parse_same_subtree(params):
         suffixes = [item.strip() for item in value.split(',')]
         if not all(suffixes):
             raise errors.BadRequest(
-                'Empty suffix found in same_subtree: %s' % value)
+                'Empty string (unsuffixed group) can not be specified in '
+                '`same_subtree` ', code=errors.QUERYPARAM_BAD_VALUE)
         result.append(tuple(dict.fromkeys(suffixes)))
     return result
 
@@ -319,8 +359,9 @@ def parse_candidate_query(params, version):
                       for suffix in suffixes if suffix not in groups})
     if unknown:
         raise errors.BadRequest(
-            'Real suffixes should be specified in same_subtree: %s'
-            % ', '.join(unknown))
+            'Real suffixes should be specified in `same_subtree`: %s not '
+            'found in %s.' % (unknown, sorted(groups)),
+            code=errors.QUERYPARAM_BAD_VALUE)
     check_trait_conflicts(groups)
     query = CandidateQuery(groups=groups, same_subtree=same_subtree)
     if 'group_policy' in params:
@@ -331,7 +372,8 @@ def parse_candidate_query(params, version):
             raise errors.BadRequest(
                 "Invalid query string parameters: '%s' is not one of "
                 "['none', 'isolate']" % query.group_policy)
-    elif sum(1 for g in groups.values() if g.suffix and g.resources) > 1:
+    elif sum(1 for g in groups.values() if g.suffix) > 1:
+        # Resourceless groups count too (as upstream).
         raise errors.BadRequest(
             'The "group_policy" parameter is required when specifying more '
             'than one "resources{N}" parameter.')

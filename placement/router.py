@@ -93,6 +93,7 @@ def _method_not_allowed(allowed):
     def handler(environ, start_response):
         # webob's explanation already names the method.
         raise errors.MethodNotAllowed(
+            'The method specified is not allowed for this resource.',
             headers=[('Allow', ', '.join(sorted(allowed)))])
     return handler
 

@@ -328,7 +328,7 @@ def test_limit_and_bad_input(client, w):
     assert len(body['allocation_requests']) == 2
     assert len(body['provider_summaries']) == 2
     for params, message in [
-            ({'resources': 'VCPU:0'}, 'expected positive integer'),
+            ({'resources': 'VCPU:0'}, 'requires amount >= 1'),
             ({'resources': 'NOPE:1'}, 'No such resource class NOPE'),
             ({'resources': 'VCPU:1', 'required': 'CUSTOM_NOPE'},
              'No such trait(s): CUSTOM_NOPE'),

@@ -133,7 +133,7 @@ def test_consumer_generation_rules(client):
     assert put(client, consumer, {rp: {'VCPU': 1}}).status_code == 204
     response = put(client, consumer, {rp: {'VCPU': 2}})
     assert response.status_code == 409
-    assert 'expected 1 but got null' in error(response)['detail']
+    assert 'expected 1 but got None' in error(response)['detail']
     # Missing consumer_generation from 1.28 is a schema error.
     data = body({rp: {'VCPU': 2}})
     del data['consumer_generation']

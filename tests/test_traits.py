@@ -151,7 +151,7 @@ def test_unknown_traits_are_named_and_nothing_changes(client):
     response = set_traits(client, rp_uuid, ['CUSTOM_NOT_B', known,
                                             'CUSTOM_NOT_A'], 0)
     assert response.status_code == 400
-    assert ('No such trait(s): CUSTOM_NOT_A, CUSTOM_NOT_B.'
+    assert ('No such trait CUSTOM_NOT_A, CUSTOM_NOT_B'
             in response.json()['errors'][0]['detail'])
     shown = client.get('/resource_providers/%s/traits' % rp_uuid).json()
     assert shown == {'traits': [], 'resource_provider_generation': 0}

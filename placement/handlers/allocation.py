@@ -107,7 +107,7 @@ def set_allocations(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'manage')
     data = util.extract_json(req, schema.POST.at(microversion.get(req)))
-    ctx.database.write(alloc_obj.write, consumer_writes(req, data))
+    ctx.database.write(alloc_obj.write, consumer_writes(req, data), True)
     return util.empty_response(req)
 
 

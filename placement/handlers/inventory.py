@@ -111,7 +111,8 @@ def delete_inventories(req):
     if not microversion.at_least(req, microversions.DELETE_INVENTORIES):
         raise errors.MethodNotAllowed(headers=[('Allow', 'GET, POST, PUT')])
     ctx.can(POLICY % 'delete')
-    ctx.database.write(inv_obj.replace_all, req.urlvars['uuid'], None, {})
+    ctx.database.write(inv_obj.replace_all, req.urlvars['uuid'], None, {},
+                       report=inv_obj.DELETE_ERRORS)
     return util.empty_response(req)
 
 

@@ -106,7 +106,8 @@ def list_traits_for_resource_provider(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:traits:list')
     with ctx.database.reader() as conn:
-        provider = base.get_provider(conn, req.urlvars['uuid'])
+        provider = base.get_provider(conn, req.urlvars['uuid'],
+                                     base.REPEATED)
         rows = trait_obj.provider_traits(conn, provider.id)
     return util.json_response(
         req, _provider_traits_body((row.name for row in rows),

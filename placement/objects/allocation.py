@@ -70,13 +70,14 @@ def providers_named(writes):
     return {uuid for write in writes for uuid in write.allocations}
 
 
-def write(conn, writes):
-    """Replace the allocations of every consumer in ``writes``."""
+def write(conn, writes, bulk=False):
+    """Replace the allocations of every consumer in ``writes``; ``bulk``
+    for POST /allocations, which words an unknown class differently."""
     apply(conn, writes,
-          base.lock_providers_by_uuid(conn, providers_named(writes)))
+          base.lock_providers_by_uuid(conn, providers_named(writes)), bulk)
 
 
-def apply(conn, writes, provider_ids):
+def apply(conn, writes, provider_ids, bulk=False):
     """Steps 2-4 of the module docstring; providers already locked.
 
     ``provider_ids`` maps (at least) every provider the writes name to
@@ -93,7 +94,7 @@ def apply(conn, writes, provider_ids):
     generations = base.lock_providers(
         conn, [provider_ids[u] for u in providers_named(writes)])
     _update_consumers(conn, writes)
-    class_ids = _class_ids(conn, writes)
+    class_ids = _class_ids(conn, writes, bulk)
     conn.execute(ALLOC.delete().where(
         ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
     rows = [(provider_ids[uuid], class_ids[name], amount, write_.uuid)
@@ -115,12 +116,12 @@ def apply(conn, writes, provider_ids):
 
 
 def _generation_conflict(current, given):
-    def show(value):
-        return 'null' if value is None else value
+    # Upstream writes a new consumer's generation as JSON (null) and the
+    # client's as Python (None).
     return errors.Conflict(
         'consumer generation conflict - expected %s but got %s'
-        % (show(current), show(given)), code=errors.CONCURRENT_UPDATE,
-        kind=errors.CONSUMER_GENERATION)
+        % ('null' if current is None else current, given),
+        code=errors.CONCURRENT_UPDATE, kind=errors.CONSUMER_GENERATION)
 
 
 def _update_consumers(conn, writes):
@@ -152,7 +153,7 @@ def _update_consumers(conn, writes):
             consumer_obj.update(conn, row, **values)
 
 
-def _class_ids(conn, writes):
+def _class_ids(conn, writes, bulk):
     """{name: id} of the classes the writes use; 400 for an unknown one."""
     names = {name for w in writes for res in w.allocations.values()
              for name in res}
@@ -162,8 +163,10 @@ def _class_ids(conn, writes):
             for name in resources:
                 if name not in ids:
                     raise errors.BadRequest(
-                        'Unable to allocate inventory for consumer %s: No '
-                        'such resource class %s.' % (write_.uuid, name))
+                        ('Unable to allocate inventory %s' if bulk else
+                         'Unable to allocate inventory for consumer %s: %%s'
+                         % write_.uuid)
+                        % ('No such resource class %s.' % name))
     return ids
 
 
@@ -195,15 +198,12 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
             class_names[rc_id], provider_uuids[rp_id])
         inv = inventories.get((rp_id, rc_id))
         if inv is None:
-            raise _cannot_allocate('Inventory for %s does not exist.' % where)
+            raise _cannot_allocate('Inventory for %s invalid.' % where)
         if (amount < inv.min_unit or amount > inv.max_unit
                 or amount % inv.step_size):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
-                '(%d) would violate inventory constraints (min_unit %d, '
-                'max_unit %d, step_size %d).' % (
-                    where, amount, inv.min_unit, inv.max_unit,
-                    inv.step_size))
+                'would violate inventory constraints.' % where)
         wanted[rp_id, rc_id] += amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
@@ -212,10 +212,8 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         if used + amount > capacity:
             raise _cannot_allocate(
                 "Unable to create allocation for '%s' on resource provider "
-                "'%s'. The requested amount would exceed the capacity "
-                "(capacity %d, already used %d, requested %d)." % (
-                    class_names[rc_id], provider_uuids[rp_id], capacity,
-                    used, amount))
+                "'%s'. The requested amount would exceed the capacity."
+                % (class_names[rc_id], provider_uuids[rp_id]))
 
 
 def delete_for_consumer(conn, uuid):
@@ -251,7 +249,8 @@ def get_for_consumer(conn, uuid):
 def get_for_provider(conn, uuid):
     """(provider generation, {consumer uuid: {resources}}, consumer
     generations {uuid: generation}, last change); 404 without provider."""
-    provider = base.get_provider(conn, uuid)
+    provider = base.get_provider(
+        conn, uuid, "Resource provider '%s' not found: {0}" % uuid)
     rows = conn.execute(
         sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_class_id,
                   ALLOC.c.used, ALLOC.c.created_at, ALLOC.c.updated_at)

@@ -127,14 +127,14 @@ class _Search:
 
         self.rc_names = base.resource_class_names(conn)
         self.rc_ids = {name: rc for rc, name in self.rc_names.items()}
-        unknown = {rc for group in groups for rc in group.resources
-                   if rc not in self.rc_ids}
+        unknown = [rc for group in groups for rc in group.resources
+                   if rc not in self.rc_ids]
         if unknown:
             # Raises the 400 naming the unknown class.
             provider_filter.resolve_resource_classes(conn, unknown)
-        names = {SHARING_TRAIT} | query.root_required.names()
+        names = [SHARING_TRAIT, *query.root_required.names()]
         for group in groups:
-            names |= group.traits.names()
+            names += group.traits.names()
         self.trait_ids = base.resolve_traits(conn, names)
         self.agg_ids = provider_filter.resolve_aggregates(
             conn, {uuid for group in groups

@@ -47,8 +47,16 @@ PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
                     RP.c.created_at, RP.c.updated_at)
 
 
-def provider_not_found(uuid):
-    return errors.NotFound('No resource provider with uuid %s found' % uuid)
+# How some reads word a missing provider: upstream repeats or wraps the
+# plain text there, and clients match it.
+REPEATED = '{0}: {0}'
+REPEATED_SPACED = '{0} : {0}'
+
+
+def provider_not_found(uuid, wording='{0}'):
+    """The 404 of a missing provider; ``wording`` wraps the plain text."""
+    return errors.NotFound(wording.format(
+        'No resource provider with uuid %s found' % uuid))
 
 
 def find_provider(conn, uuid):
@@ -57,11 +65,12 @@ def find_provider(conn, uuid):
         sa.select(*PROVIDER_COLUMNS).where(RP.c.uuid == uuid)).first()
 
 
-def get_provider(conn, uuid):
-    """The provider row with ``uuid``; 404 if there is none."""
+def get_provider(conn, uuid, wording='{0}'):
+    """The provider row with ``uuid``; 404 if there is none (see
+    ``provider_not_found``)."""
     row = find_provider(conn, uuid)
     if row is None:
-        raise provider_not_found(uuid)
+        raise provider_not_found(uuid, wording)
     return row
 
 
@@ -148,12 +157,15 @@ def trait_ids(conn, names):
     return _ids_by_name(conn, tables.traits, names)
 
 
-def resolve_traits(conn, names):
-    """{name: id} for ``names``; 400 naming those that do not exist."""
+def resolve_traits(conn, names, text='No such trait(s): {first}.'):
+    """{name: id} for the list ``names``; 400 if some do not exist, its
+    ``text`` naming the ``{first}`` missing one (in ``names`` order) or
+    ``{all}`` of them, as upstream words it for the caller's route."""
     found = trait_ids(conn, names)
-    missing = sorted(set(names) - set(found))
+    missing = [name for name in names if name not in found]
     if missing:
-        raise errors.BadRequest('No such trait(s): %s.' % ', '.join(missing))
+        raise errors.BadRequest(text.format(
+            first=missing[0], all=', '.join(sorted(missing))))
     return found
 
 

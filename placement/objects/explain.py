@@ -133,9 +133,9 @@ def gather(conn, query, version, conf, candidates=None):
         candidates = allocation_candidate.list_candidates(
             conn, query, version, conf)
     count = len(candidates.candidates)
-    names = {SHARING_TRAIT} | query.root_required.names()
+    names = [SHARING_TRAIT, *query.root_required.names()]
     for group in query.groups.values():
-        names |= group.traits.names()
+        names += group.traits.names()
     trait_ids = base.resolve_traits(conn, names)
     agg_ids = provider_filter.resolve_aggregates(
         conn, {uuid for group in query.groups.values()

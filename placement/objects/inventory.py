@@ -36,7 +36,7 @@ def _read(conn, provider_id):
 
 def get_all(conn, uuid):
     """(generation, {class: record}, last change) of provider ``uuid``."""
-    provider = base.get_provider(conn, uuid)
+    provider = base.get_provider(conn, uuid, base.REPEATED_SPACED)
     records, modified = _read(conn, provider.id)
     return provider.generation, records, modified
 
@@ -49,14 +49,16 @@ def get_one(conn, uuid, class_name):
     return generation, records[class_name], modified
 
 
-def _class_ids(conn, uuid, names):
-    ids = base.resource_class_ids(conn, names)
-    missing = sorted(set(names) - set(ids))
-    if missing:
-        raise errors.BadRequest(
-            'Unknown resource class in inventory for resource provider '
-            '%s: %s' % (uuid, _UNKNOWN_CLASS % ', '.join(missing)))
-    return ids
+# How replace_all reports errors for each caller, as upstream does: the
+# texts, and whether a bad capacity is reported before a class in use.
+PUT_ERRORS = {
+    'unknown_class': 'Unknown resource class in inventory for resource '
+                     'provider {uuid}: {error}',
+    'in_use': 'update conflict: {error}',
+    'capacity_first': True}
+DELETE_ERRORS = dict(PUT_ERRORS, in_use='{error}')
+RESHAPE_ERRORS = dict(PUT_ERRORS, capacity_first=False,
+                      unknown_class='malformed reshaper data: {error}')
 
 
 def _locked(conn, uuid, client_generation=None):
@@ -151,28 +153,40 @@ def update(conn, uuid, class_name, client_generation, record,
 
 
 def replace_all(conn, uuid, client_generation, records,
-                reserved_can_be_total=False):
+                reserved_can_be_total=False, *, report=PUT_ERRORS,
+                check_capacity=True):
     """Make ``{class: record}`` the provider's whole inventory.
 
     ``client_generation`` None means the caller did not name one (the
-    DELETE of all inventory).  Returns the new generation.
+    DELETE of all inventory, the reshaper).  ``report`` says how to
+    report errors to the caller; ``check_capacity`` False lets the reshaper write an
+    interim inventory that its last step checks.  Returns the new
+    generation.
     """
     provider_id, generation = _locked(conn, uuid, client_generation)
-    _check_capacity('update', uuid, records, reserved_can_be_total)
-    wanted = _class_ids(conn, uuid, records)
+    wanted = base.resource_class_ids(conn, records)
+    missing = [name for name in records if name not in wanted]
+    if missing:
+        raise errors.BadRequest(report['unknown_class'].format(
+            uuid=uuid, error=_UNKNOWN_CLASS % missing[0]))
     current = dict(conn.execute(
         sa.select(INV.c.resource_class_id, INV.c.id)
         .where(INV.c.resource_provider_id == provider_id)).all())
     names = base.resource_class_names(conn, current) if current else {}
     removed = {names[cid]: cid for cid in current
                if cid not in wanted.values()}
+    def capacity():
+        if check_capacity:
+            _check_capacity('update', uuid, records, reserved_can_be_total)
+
+    if report['capacity_first']:
+        capacity()
     in_use = _in_use(conn, uuid, provider_id, removed)
     if in_use:
-        # A PUT names its generation; the DELETE of all (None) does not.
-        raise errors.Conflict(
-            in_use if client_generation is None
-            else 'update conflict: ' + in_use,
-            code=errors.INVENTORY_INUSE)
+        raise errors.Conflict(report['in_use'].format(error=in_use),
+                              code=errors.INVENTORY_INUSE)
+    if not report['capacity_first']:
+        capacity()
     if removed:
         conn.execute(INV.delete().where(INV.c.id.in_(
             [current[cid] for cid in removed.values()])))

@@ -22,9 +22,9 @@ AGG = tables.placement_aggregates
 
 
 def resolve_resource_classes(conn, names):
-    """{name: id} for ``names``; 400 for an unknown resource class."""
+    """{name: id} for ``names``; 400 for the first unknown class."""
     found = base.resource_class_ids(conn, names)
-    missing = sorted(set(names) - set(found))
+    missing = [name for name in names if name not in found]
     if missing:
         raise errors.BadRequest(
             'Invalid resource class in resources parameter: No such '

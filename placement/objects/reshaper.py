@@ -38,8 +38,11 @@ def reshape(conn, inventories, writes):
     for uuid, (_given, records) in inventories.items():
         _generation, current, _modified = inv_obj.get_all(conn, uuid)
         inv_obj.replace_all(conn, uuid, None, dict(current, **records),
+                            report=inv_obj.RESHAPE_ERRORS,
+                            check_capacity=False,
                             reserved_can_be_total=True)
     alloc_obj.apply(conn, writes, provider_ids)
     for uuid, (_given, records) in inventories.items():
         inv_obj.replace_all(conn, uuid, None, records,
+                            report=inv_obj.RESHAPE_ERRORS,
                             reserved_can_be_total=True)

@@ -52,9 +52,9 @@ def _insert(conn, name):
 def create_class(conn, name):
     """Create custom class ``name``; 409 if it exists."""
     if get_class(conn, name) is not None:
+        # Upstream gives this 409 no specific code.
         raise errors.Conflict(
-            'Conflicting resource class already exists: %s' % name,
-            code=errors.DUPLICATE_NAME)
+            'Conflicting resource class already exists: %s' % name)
     return _insert(conn, name)
 
 
@@ -92,7 +92,8 @@ def delete_class(conn, name):
     row = _require(conn, name)
     if not name.startswith(CUSTOM_PREFIX):
         raise errors.BadRequest(
-            'Cannot delete standard resource class %s.' % name)
+            'Error in delete resource class: Cannot delete standard '
+            'resource class %s.' % name)
     for table in (tables.inventories, tables.allocations):
         used = conn.execute(sa.select(table.c.id)
                             .where(table.c.resource_class_id == row.id)

@@ -66,7 +66,10 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
                 RP.c.id, class_ids[class_name], amount))
     if traits:
         required, forbidden = provider_filter.trait_id_filter(
-            traits, base.resolve_traits(conn, traits.names()))
+            traits, base.resolve_traits(
+                conn, traits.names(),
+                'Invalid trait(s) in "required" parameter: No such '
+                'trait(s): {first}.'))
         stmt = stmt.where(
             provider_filter.traits_clause(RP.c.id, required, forbidden))
     if member_of:
@@ -86,17 +89,24 @@ def _check_unique(conn, name, uuid=None, provider_id=None):
     """
     if uuid is not None and base.find_provider(conn, uuid) is not None:
         raise errors.Conflict(
-            'Conflicting resource provider uuid: %s already exists.' % uuid)
+            'Conflicting resource provider uuid: %s already exists.' % uuid,
+            code=errors.DUPLICATE_NAME)
     stmt = sa.select(RP.c.id).where(RP.c.name == name)
     if provider_id is not None:
         stmt = stmt.where(RP.c.id != provider_id)
     if conn.execute(stmt).first() is not None:
+        if provider_id is not None:
+            # A rename words it as a lost race on the unique index does.
+            raise _raced_duplicate(name)
         raise errors.Conflict(
             'Conflicting resource provider name: %s already exists.' % name,
             code=errors.DUPLICATE_NAME)
 
 
-_NO_PARENT = 'parent provider UUID does not exist.'
+# Upstream words these as failed object actions; clients match the text.
+_CREATE_FAILED = 'Object action create failed because: %s'
+_UPDATE_FAILED = 'Object action update failed because: %s'
+_NO_PARENT = _CREATE_FAILED % 'parent provider UUID does not exist.'
 
 
 def _raced_duplicate(name):
@@ -114,8 +124,9 @@ def create(conn, uuid, name, parent_uuid=None):
             % (name, uuid, reason))
 
     if parent_uuid is not None and parent_uuid == uuid:
-        raise fail('parent provider UUID cannot be same as UUID. '
-                   'Please modify your request.')
+        raise fail(_CREATE_FAILED % (
+            'parent provider UUID cannot be same as UUID. Please set '
+            'parent provider UUID to None if there is no parent.'))
     parent = None
     if parent_uuid is not None:
         # Locked first, so it can be neither deleted nor moved while it
@@ -176,7 +187,8 @@ def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
     old_parent_id = current.parent_provider_id
     if change_parent and parent_uuid is None and old_parent_id is not None:
         if not allow_reparent:
-            raise fail('un-parenting a provider is not currently allowed.')
+            raise fail(_UPDATE_FAILED
+                       % 'un-parenting a provider is not currently allowed.')
         values['parent_provider_id'] = None
         new_root = current.id
     elif moving_under is not None:
@@ -185,11 +197,11 @@ def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
         parent = base.get_provider(conn, moving_under)
         if parent.id != old_parent_id:
             if old_parent_id is not None and not allow_reparent:
-                raise fail('re-parenting a provider is not currently '
-                           'allowed.')
+                raise fail(_UPDATE_FAILED % 're-parenting a provider is '
+                           'not currently allowed.')
             if parent.id in _subtree_ids(conn, current.id):
-                raise fail('creating loop in the provider tree is not '
-                           'allowed.')
+                raise fail(_UPDATE_FAILED % 'creating loop in the provider '
+                           'tree is not allowed.')
             values['parent_provider_id'] = parent.id
             new_root = parent.root_provider_id
     try:

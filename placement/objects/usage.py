@@ -21,7 +21,7 @@ ALL_TYPES = 'all'
 def for_provider(conn, uuid):
     """(generation, {class: used}) for every class the provider has
     inventory of (0 when unused), or allocations of; 404 without it."""
-    provider = base.get_provider(conn, uuid)
+    provider = base.get_provider(conn, uuid, base.REPEATED)
     used = dict(conn.execute(
         sa.select(ALLOC.c.resource_class_id, sa.func.sum(ALLOC.c.used))
         .where(ALLOC.c.resource_provider_id == provider.id)

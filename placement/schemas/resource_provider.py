@@ -37,7 +37,8 @@ PUT = microversions.ByVersion((microversions.BASE, _PUT),
 _LIST = {
     'type': 'object',
     'properties': {
-        'name': {'type': 'string', 'maxLength': 200},
+        # No length limit: a longer name matches nothing (as upstream).
+        'name': {'type': 'string'},
         'uuid': _UUID,
     },
     'additionalProperties': False,

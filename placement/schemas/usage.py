@@ -19,7 +19,7 @@ _QUERY = {
 # 1.38: filter by consumer type; besides type names, "all" and "unknown".
 _QUERY_1_38 = copy.deepcopy(_QUERY)
 _QUERY_1_38['properties']['consumer_type'] = {
-    'type': 'string', 'minLength': 1, 'maxLength': 255}
+    'type': 'string', 'pattern': '^[A-Z0-9_]+$|^all|^unknown$'}
 
 QUERY = microversions.ByVersion((microversions.USAGES, _QUERY),
                                 (microversions.CONSUMER_TYPES, _QUERY_1_38))
