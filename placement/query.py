@@ -284,13 +284,13 @@ def parse_request_groups(params, version, same_subtree=()):
             group.member_of = member_of(params, version, key)
         else:
             group.in_tree = parse_in_tree(params.getall(key)[-1])
-    if not any(group.resources for group in groups.values()):
-        raise errors.BadRequest(
-            'There must be at least one resources or resources[$S] '
-            'parameter.', code=errors.QUERYPARAM_MISSING_VALUE)
     orphans = [group for suffix, group in groups.items()
                if not group.resources]
     if version >= microversions.SAME_SUBTREE:
+        if len(orphans) == len(groups):
+            raise errors.BadRequest(
+                'There must be at least one resources or resources[$S] '
+                'parameter.', code=errors.QUERYPARAM_MISSING_VALUE)
         anchored = {suffix for suffixes in same_subtree
                     for suffix in suffixes}
         loose = sorted(g.suffix for g in orphans if g.suffix not in anchored)
@@ -308,6 +308,10 @@ def parse_request_groups(params, version, same_subtree=()):
         if orphans:
             raise errors.BadRequest(
                 'All request groups must specify resources.')
+        if not groups:
+            raise errors.BadRequest(
+                'At least one request group (`resources` or '
+                '`resources{$S}`) is required.')
     # The unsuffixed group first, then by suffix, for stable output.
     return {suffix: groups[suffix]
             for suffix in sorted(groups, key=lambda s: (s != '', s))}

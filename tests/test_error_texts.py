@@ -365,6 +365,10 @@ c('ac-required-in-empty', 'GET', A + 'resources=VCPU:2&required=in:')
 c('ac-required-in-forbidden', 'GET', A + 'resources=VCPU:2&required=in:CUSTOM_T,!CUSTOM_X')
 c('ac-required-granular-conflict', 'GET', A + 'resources1=VCPU:2&required1=CUSTOM_T,!CUSTOM_T')
 c('ac-group-policy-dup', 'GET', A + 'resources1=VCPU:2&group_policy=none&group_policy=foo')
+c('ac-orphans-1.25', 'GET', A + 'required=CUSTOM_T&required1=CUSTOM_T',
+  version='1.25')
+c('ac-no-groups-1.35', 'GET', A + 'group_policy=isolate', version='1.35')
+c('ac-no-groups', 'GET', A + 'group_policy=isolate')
 # reshaper
 c('reshape-1.29', 'POST', '/reshaper',
   {'inventories': {}, 'allocations': {}}, '1.29', SVC)
@@ -391,6 +395,15 @@ c('reshape-not-service', 'POST', '/reshaper',
 
 # name: (status, code (None before 1.23), detail text).
 EXPECTED = {
+    'ac-orphans-1.25': (400, 'placement.undefined_code',
+        'All traits parameters must be associated with resources.  Found'
+        ' the following orphaned traits keys: required, required1'),
+    'ac-no-groups-1.35': (400, 'placement.undefined_code',
+        'At least one request group (`resources` or `resources{$S}`) is'
+        ' required.'),
+    'ac-no-groups': (400, 'placement.query.missing_value',
+        'There must be at least one resources or resources[$S]'
+        ' parameter.'),
     'version-bad-string': (400, None,
         'Invalid microversion: invalid version string: abc; invalid'
         " literal for int() with base 10: 'abc'"),
