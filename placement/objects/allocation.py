@@ -110,6 +110,9 @@ def apply(conn, writes, provider_ids, bulk=False):
              'used': amount, 'consumer_id': consumer_uuid,
              'created_at': now}
             for rp_id, rc_id, amount, consumer_uuid in rows])
+    # Exactly the providers _check_capacity read: on Galera this write to
+    # each of their rows is what makes racing claims conflict at commit
+    # (objects/base.py), so it must cover every provider checked.
     for rp_id in sorted({row[0] for row in rows}):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])

@@ -18,6 +18,43 @@ generation with ``bump_generation`` in the same transaction:
 Locks are taken in ascending id order so two writers cannot deadlock on
 each other's providers; a deadlock that happens anyway is retried by
 ``Database.write``.
+
+MariaDB Galera with several writing nodes
+-----------------------------------------
+``FOR UPDATE`` only locks rows on the node that runs it: two API processes
+on two nodes may both hold "the" lock on a provider and both read the same
+usage.  What serializes them is certification: at commit each node
+replicates the keys of the rows a transaction *wrote*, and of two
+concurrent transactions whose write sets share a key, the one ordered
+second is aborted (MySQL error 1213, deadlock) and ``Database.write`` runs
+it again, now seeing the winner's commit.  Certification ignores what a
+transaction only *read*, so the rule above must hold in this stronger
+form: **a write that decides from a provider's inventory or usage writes
+that provider's row**.  It does, through ``bump_generation``:
+
+* a claim (``allocation.apply``) checks capacity only on the providers
+  that receive its allocations (root, nested child, sharing provider
+  alike) and bumps the generation of each of them, so every two claims
+  whose checks overlap write a common row; so does every inventory
+  change, which also bumps, so a claim and a shrinking or removed
+  inventory conflict too;
+* the reshaper bumps every provider whose inventory it rewrites or that
+  receives allocations;
+* deleting a provider deletes its row, which every claim on it updates;
+  a child created under it refers to it by foreign key, which Galera
+  certifies as a reference to the parent's row;
+* only removing allocations writes no provider row: it can only free
+  capacity, and a claim that raced it and still counted that usage was
+  merely refused more eagerly;
+* two writers of one consumer update (or insert, a unique key) the same
+  consumer row.
+
+A stale read on a lagging node is covered by the same argument: either
+the competing write set was applied before this transaction locked the
+row (and the read after the lock sees it), or it arrives while the local
+lock is held (Galera aborts the local transaction, error 1213), or after
+(certification aborts it).  None of these ends in a commit that read a
+usage another committed claim has since changed.
 """
 import datetime
 
