@@ -1,10 +1,18 @@
-"""Database engine, transactions and the retry policy for writes.
+"""Database engines, transactions and the retry policy for writes.
 
 Every request runs in at most one transaction: ``reader()`` for reads and
 ``writer()`` for writes.  On SQLite a writer takes the database lock up front
 (``BEGIN IMMEDIATE``) so that concurrent writers queue instead of failing
 half-way with "database is locked"; on MariaDB and PostgreSQL writers lock the
 provider rows they depend on (see ``objects/base.py``).
+
+With ``[placement_database] slave_connection`` the read-only requests
+(``reader()``) go to that replica, and every write, with the reads it makes,
+goes to ``connection``.  A replica's answer may be a little old; that is
+harmless because no write trusts anything a client read: every write
+re-reads inventory, usage and generations under its locks on the primary,
+so a stale candidate or generation costs a 409 and a retry, never an
+over-commit (docs/operators.md, "Read replicas").
 """
 import contextlib
 import logging
@@ -33,12 +41,14 @@ def _no_tls_configured(url):
             and not any(key.startswith('ssl') for key in url.query))
 
 
-def create_engine(conf):
+def create_engine(conf, connection=None):
+    """An engine for ``connection`` (default: the primary's URL)."""
     dbconf = conf.placement_database
-    url = sa.engine.make_url(dbconf.connection)
+    connection = connection or dbconf.connection
+    url = sa.engine.make_url(connection)
     if dbconf.connection_parameters:
         url = sa.engine.make_url(
-            dbconf.connection + ('&' if url.query else '?')
+            connection + ('&' if url.query else '?')
             + dbconf.connection_parameters)
     kwargs = {'pool_pre_ping': True, 'future': True}
     if _is_sqlite(url):
@@ -95,27 +105,41 @@ def _configure_sqlite(engine, synchronous):
 
 
 class Database:
-    """The engine plus the transaction helpers handed to objects."""
+    """The engines plus the transaction helpers handed to objects.
+
+    ``engine`` is the primary; ``read_engine`` the replica named by
+    ``slave_connection``, or the primary when there is none.
+    """
 
     def __init__(self, conf, engine=None):
         self.conf = conf
         self.engine = engine or create_engine(conf)
+        replica = conf.placement_database.slave_connection
+        self.read_engine = (create_engine(conf, replica) if replica
+                            else self.engine)
         self.retry_count = conf.placement.allocation_conflict_retry_count
+
+    def dispose(self):
+        self.engine.dispose()
+        if self.read_engine is not self.engine:
+            self.read_engine.dispose()
 
     @property
     def dialect(self):
         return self.engine.dialect.name
 
-    def _connect(self):
+    @staticmethod
+    def _connect(engine):
         started = time.perf_counter()
-        conn = self.engine.connect()
+        conn = engine.connect()
         metrics.checkout_waited(time.perf_counter() - started)
         return conn
 
     @contextlib.contextmanager
     def reader(self):
-        with _translate_db_errors():
-            with self._connect() as conn:
+        """A read-only transaction, on the replica when there is one."""
+        with _translate_db_errors(self.read_engine):
+            with self._connect(self.read_engine) as conn:
                 with conn.begin():
                     yield conn
 
@@ -129,8 +153,9 @@ class Database:
             # REPEATABLE-READ would otherwise hand out an older snapshot if
             # a plain read ever slipped in before the lock).
             options['isolation_level'] = 'READ COMMITTED'
-        with _translate_db_errors():
-            with self._connect().execution_options(**options) as conn:
+        with _translate_db_errors(self.engine):
+            with self._connect(self.engine).execution_options(
+                    **options) as conn:
                 with conn.begin():
                     yield conn
 
@@ -173,25 +198,44 @@ _UNAVAILABLE = (
     'terminating connection', 'connection reset', 'the database system is',
     'unable to open database', 'broken pipe', 'connection was killed',
     'shutdown in progress',           # MariaDB 1053 while stopping
+    # Galera 1047: a node that is joining, donating or out of the primary
+    # component refuses queries.
+    'wsrep has not yet prepared node',
+    # MariaDB 1180: the node lost the cluster while committing; whether
+    # the transaction committed elsewhere is unknown, as with a lost
+    # connection.
+    'during commit',
     'connection already closed', 'ssl syscall error',
     'database is locked',             # SQLite busy past the timeout
 )
 
 
 @contextlib.contextmanager
-def _translate_db_errors():
+def _translate_db_errors(engine):
+    """Driver errors of ``engine`` as the service's errors.
+
+    The driver's own exceptions are caught too: when a connection dies
+    while it is handed back to the pool (its isolation level being reset),
+    they escape SQLAlchemy's wrapping.
+    """
     try:
         yield
     except sa_exc.DBAPIError as exc:
-        message = str(exc.orig).lower()
-        if any(fragment in message for fragment in _RETRYABLE):
-            raise errors.RetryableConflict(
-                'The database reported a conflicting concurrent update.',
-                reason='deadlock') from None
-        if exc.connection_invalidated or any(
-                fragment in message for fragment in _UNAVAILABLE):
-            LOG.warning('database unavailable: %s', exc.orig)
-            raise errors.ServiceUnavailable(
-                'The placement database is unavailable; try again shortly.'
-            ) from None
+        _raise_translated(exc.orig, exc.connection_invalidated)
         raise
+    except engine.dialect.loaded_dbapi.Error as exc:
+        _raise_translated(exc, False)
+        raise
+
+
+def _raise_translated(driver_error, invalidated):
+    message = str(driver_error).lower()
+    if any(fragment in message for fragment in _RETRYABLE):
+        raise errors.RetryableConflict(
+            'The database reported a conflicting concurrent update.',
+            reason='deadlock') from None
+    if invalidated or any(fragment in message for fragment in _UNAVAILABLE):
+        LOG.warning('database unavailable: %s', driver_error)
+        raise errors.ServiceUnavailable(
+            'The placement database is unavailable; try again shortly.'
+        ) from None

@@ -90,7 +90,7 @@ def prepare(args):
         # configuration stops the start with one line, not in every worker.
         deploy.build_app(conf, database)
     finally:
-        database.engine.dispose()
+        database.dispose()
     return conf
 
 

@@ -102,7 +102,7 @@ def _run(args):
     try:
         return args.func(database, args)
     finally:
-        database.engine.dispose()
+        database.dispose()
 
 
 def main(argv=None):

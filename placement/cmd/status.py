@@ -148,7 +148,7 @@ def upgrade_check(conf):
     try:
         results = run_checks(conf, database.engine)
     finally:
-        database.engine.dispose()
+        database.dispose()
     print(format_table(results))
     return max(result.code for _name, result in results)
 
