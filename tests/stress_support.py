@@ -12,6 +12,7 @@ acknowledged.
 import collections
 import contextlib
 import dataclasses
+import os
 import random
 import shutil
 import tempfile
@@ -62,40 +63,72 @@ def expect_ok(response):
 
 @dataclasses.dataclass
 class Service:
-    server: conftest.Server
+    servers: list          # conftest.Server, one per API process
     db_url: str
-    # The end of the server's log once it stopped, for failure messages.
+    # The end of the servers' logs once they stopped, for failure messages.
     log: str = ''
+
+    @property
+    def server(self):
+        return self.servers[0]
 
     @property
     def url(self):
         return self.server.url
 
+    @property
+    def urls(self):
+        return [server.url for server in self.servers]
+
+
+def _with_server(url, server_url):
+    """``url`` (a database URL) on the host and port of ``server_url``."""
+    target = sa.engine.make_url(server_url)
+    return sa.engine.make_url(url).set(
+        host=target.host, port=target.port).render_as_string(
+            hide_password=False)
+
 
 @contextlib.contextmanager
-def service(backend, workers, query=None, server_url=None):
+def service(backend, workers, query=None, server_url=None, nodes=(),
+            replica_url=None):
     """A fresh database on ``backend`` and placement-api on it.
 
     ``query`` adds URL query parameters for the service's connections
     (e.g. a PyMySQL ``init_command``); ``server_url`` points at a database
-    server other than the one the test environment names.
+    server other than the one the test environment names.  ``nodes`` are
+    more servers of the same cluster (Galera nodes): each gets an API
+    process of its own.  ``replica_url`` is a replica server every API
+    process reads from (``slave_connection``).
     """
     workdir = tempfile.mkdtemp(prefix='placement-stress-')
     database = conftest.TestDatabase(backend, workdir, server_url=server_url)
+    servers = []
     try:
         url = database.url
         if query:
             url = sa.engine.make_url(url).update_query_dict(
                 query).render_as_string(hide_password=False)
-        conftest.write_config(workdir, url)
-        server = conftest.Server(workdir, workers=workers)
-        svc = Service(server, url)
+        extra = ('slave_connection = %s\n' % _with_server(url, replica_url)
+                 if replica_url else '')
+        # The first process migrates the database; the others, started
+        # once it has, find it ready.
+        for index, node in enumerate([None, *nodes]):
+            directory = os.path.join(workdir, 'api%d' % index)
+            os.mkdir(directory)
+            conftest.write_config(
+                directory, _with_server(url, node) if node else url, extra)
+            servers.append(conftest.Server(directory, workers=workers))
+        svc = Service(servers, url)
         try:
             yield svc
         finally:
-            server.stop()
-            svc.log = server.log()
+            for server in servers:
+                server.stop()
+            svc.log = '\n'.join(server.log() for server in servers)
     finally:
+        for server in servers:
+            server.stop()
         database.drop()
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -281,6 +314,9 @@ class _Client(threading.Thread):
     def __init__(self, load, index):
         super().__init__(name='stress-client-%d' % index, daemon=True)
         self.load = load
+        # Each client keeps to one API process, as a scheduler keeps its
+        # connection: what it wrote, it reads back through the same node.
+        self.url = load.urls[index % len(load.urls)]
         self.rng = random.Random('%s-%d' % (load.seed, index))
         self.ledger = Ledger()
         self.outcomes = []
@@ -289,7 +325,7 @@ class _Client(threading.Thread):
         self.read_mismatches = []
 
     def run(self):
-        with httpx.Client(base_url=self.load.url, headers=HEADERS,
+        with httpx.Client(base_url=self.url, headers=HEADERS,
                           timeout=self.load.timeout) as self.http:
             done = 0
             while not self.load.stopping(done):
@@ -394,7 +430,8 @@ class _Client(threading.Thread):
         body = response.json()
         if state_of(body['allocations']) != state_of(self.held[consumer]):
             self.read_mismatches.append((consumer, body))
-        return body['consumer_generation']
+        # Absent when a lagging replica does not show the consumer yet.
+        return body.get('consumer_generation')
 
     def move(self):
         """Move a consumer to other providers and hand its old allocation
@@ -434,7 +471,7 @@ class _Operator(_Client):
     def run(self):
         provider, name = self.load.dataset.toggled
         path = '/resource_providers/%s/inventories' % provider
-        with httpx.Client(base_url=self.load.url, headers=HEADERS,
+        with httpx.Client(base_url=self.url, headers=HEADERS,
                           timeout=self.load.timeout) as self.http:
             response = self._call('inventories', 'GET', path)
             saved = response.json()['inventories'][name]
@@ -453,7 +490,8 @@ class _Operator(_Client):
 
 
 class Load:
-    """``clients`` concurrent clients against the service at ``url``.
+    """``clients`` concurrent clients against the service at ``url`` (or,
+    given a list, spread over those API processes).
 
     Each runs ``ops`` operations (claim / move / release), or until
     ``stop()`` when ``ops`` is None; ``duration`` bounds the run either way.
@@ -463,7 +501,7 @@ class Load:
 
     def __init__(self, url, dataset, clients=20, ops=12, duration=40.0,
                  timeout=60.0, fallback=True, seed=None, operator=False):
-        self.url = url
+        self.urls = [url] if isinstance(url, str) else list(url)
         self.dataset = dataset
         self.ops = ops
         self.duration = duration
@@ -567,6 +605,52 @@ class Load:
             'inventory_ok': sum(o.op == 'inventory' and o.status == 200
                                 for o in outcomes),
         }
+
+
+class Probe(threading.Thread):
+    """GET /resource_providers (a database read) every 50 ms."""
+
+    def __init__(self, url):
+        super().__init__(name='stress-probe', daemon=True)
+        self.url = url
+        self.outcomes = []
+        self._halt = threading.Event()
+
+    def run(self):
+        with httpx.Client(base_url=self.url, headers=HEADERS,
+                          timeout=30) as http:
+            while not self._halt.is_set():
+                started = time.monotonic()
+                try:
+                    response = http.get('/resource_providers')
+                except httpx.TransportError as exc:
+                    self.outcomes.append(Outcome(
+                        'probe', None, started, time.monotonic(),
+                        detail=repr(exc)))
+                else:
+                    self.outcomes.append(Outcome(
+                        'probe', response.status_code, started,
+                        time.monotonic(),
+                        clear=(response.status_code < 400
+                               or clear_error(response)),
+                        detail=response.text[:300]))
+                time.sleep(0.05)
+
+    def first_ok_after(self, moment, timeout):
+        """When the first 200 started after ``moment``; None if none did
+        within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for outcome in list(self.outcomes):
+                if outcome.started >= moment and outcome.status == 200:
+                    return outcome.ended
+            time.sleep(0.05)
+        return None
+
+    def stop(self):
+        self._halt.set()
+        self.join(35)
+
 
 
 # --- the independent check ------------------------------------------------

@@ -13,155 +13,28 @@
 Either way no provider ends up over-committed and the database holds
 exactly the acknowledged allocations.
 """
-import glob
 import os
-import shutil
 import signal
-import subprocess
-import tempfile
-import threading
 import time
 
 import httpx
 import psutil
 import pytest
-import sqlalchemy as sa
 
 import conftest
+import db_servers
 import stress_support as stress
 
 # How long after the database is back the service must answer 200 again.
 RECOVERY_SECONDS = 10
 
 
-class _PrivateServer:
-    """A database server of our own in a temporary directory."""
-
-    backend = None
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix='placement-%s-' % self.backend)
-        self.port = conftest.free_port()
-
-    def wait_ready(self, timeout=30):
-        deadline = time.monotonic() + timeout
-        engine = sa.create_engine(self.url, poolclass=sa.pool.NullPool)
-        try:
-            while True:
-                try:
-                    with engine.connect() as conn:
-                        conn.exec_driver_sql('SELECT 1')
-                    return
-                except sa.exc.OperationalError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.1)
-        finally:
-            engine.dispose()
-
-    def cleanup(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-class PrivateMariaDB(_PrivateServer):
-    backend = 'mysql'
-    # mariadbd refuses to run as root unless told to.
-    AS_ROOT = ['--user=root'] if os.geteuid() == 0 else []
-
-    @classmethod
-    def missing(cls):
-        return [b for b in ('mariadbd', 'mariadb-install-db')
-                if not shutil.which(b)]
-
-    def __init__(self):
-        super().__init__()
-        self.url = 'mysql+pymysql://root@127.0.0.1:%d/' % self.port
-        self.process = None
-        subprocess.run(
-            ['mariadb-install-db', '--no-defaults',
-             '--datadir=' + os.path.join(self.dir, 'data'),
-             '--auth-root-authentication-method=normal', '--skip-test-db',
-             *self.AS_ROOT],
-            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [shutil.which('mariadbd'), '--no-defaults',
-             '--datadir=' + os.path.join(self.dir, 'data'),
-             '--port=%d' % self.port, '--bind-address=127.0.0.1',
-             '--socket=' + os.path.join(self.dir, 'sock'),
-             '--pid-file=' + os.path.join(self.dir, 'pid'),
-             '--log-error=' + os.path.join(self.dir, 'error.log'),
-             *self.AS_ROOT, '--skip-grant-tables', '--skip-log-bin',
-             '--innodb-buffer-pool-size=64M'],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.wait_ready()
-
-    def stop(self):
-        """A clean shutdown, as an operator's restart does."""
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-class PrivatePostgreSQL(_PrivateServer):
-    backend = 'postgresql'
-
-    @staticmethod
-    def _bindir():
-        found = sorted(glob.glob('/usr/lib/postgresql/*/bin/pg_ctl'))
-        return os.path.dirname(found[-1]) if found else None
-
-    @classmethod
-    def missing(cls):
-        if not cls._bindir():
-            return ['postgresql server (initdb, pg_ctl)']
-        if os.geteuid() == 0 and not shutil.which('runuser'):
-            return ['runuser (initdb refuses to run as root)']
-        return []
-
-    def __init__(self):
-        super().__init__()
-        self.url = ('postgresql+psycopg2://postgres@127.0.0.1:%d/postgres'
-                    % self.port)
-        self.data = os.path.join(self.dir, 'data')
-        if os.geteuid() == 0:
-            # PostgreSQL will not run as root; hand the directory over.
-            shutil.chown(self.dir, user='postgres')
-        self._run('initdb', '-D', self.data, '-A', 'trust', '-U',
-                  'postgres', '--no-sync')
-
-    def _run(self, tool, *args):
-        command = [os.path.join(self._bindir(), tool), *args]
-        if os.geteuid() == 0:
-            command = ['runuser', '-u', 'postgres', '--'] + command
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-
-    def start(self):
-        self._run('pg_ctl', '-D', self.data, '-w', '-l',
-                  os.path.join(self.dir, 'server.log'), '-o',
-                  '-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off'
-                  % (self.port, self.dir), 'start')
-        self.wait_ready()
-
-    def stop(self, mode='fast'):
-        if os.path.exists(os.path.join(self.data, 'postmaster.pid')):
-            self._run('pg_ctl', '-D', self.data, '-w', '-m', mode, 'stop')
-
-
-@pytest.fixture(scope='module', params=[PrivateMariaDB, PrivatePostgreSQL],
+@pytest.fixture(scope='module', params=[db_servers.PrivateMariaDB,
+                                        db_servers.PrivatePostgreSQL],
                 ids=['mysql', 'postgresql'])
 def private_db(request):
     kind = request.param
-    missing = kind.missing()
-    if missing:
-        pytest.skip('cannot start a private %s server: %s not installed'
-                    % (kind.backend, ', '.join(missing)))
+    db_servers.require(kind)
     server = kind()
     try:
         server.start()
@@ -169,51 +42,6 @@ def private_db(request):
     finally:
         server.stop()
         server.cleanup()
-
-
-class Probe(threading.Thread):
-    """GET /resource_providers (a database read) every 50 ms."""
-
-    def __init__(self, url):
-        super().__init__(name='stress-probe', daemon=True)
-        self.url = url
-        self.outcomes = []
-        self._halt = threading.Event()
-
-    def run(self):
-        with httpx.Client(base_url=self.url, headers=stress.HEADERS,
-                          timeout=30) as http:
-            while not self._halt.is_set():
-                started = time.monotonic()
-                try:
-                    response = http.get('/resource_providers')
-                except httpx.TransportError as exc:
-                    self.outcomes.append(stress.Outcome(
-                        'probe', None, started, time.monotonic(),
-                        detail=repr(exc)))
-                else:
-                    self.outcomes.append(stress.Outcome(
-                        'probe', response.status_code, started,
-                        time.monotonic(),
-                        clear=(response.status_code < 400
-                               or stress.clear_error(response)),
-                        detail=response.text[:300]))
-                time.sleep(0.05)
-
-    def first_ok_after(self, moment, timeout):
-        """When the first 200 started after ``moment``; None if none did
-        within ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for outcome in list(self.outcomes):
-                if outcome.started >= moment and outcome.status == 200:
-                    return outcome.ended
-            time.sleep(0.05)
-        return None
-
-    def stop(self):
-        self._halt.set()
-        self.join(35)
 
 
 def _workers(server):
@@ -238,7 +66,7 @@ def test_database_restart_mid_load(private_db, capsys):
                           timeout=30) as http:
             data.build(http)
         workers = _wait_for_workers(svc.server, 4)
-        probe = Probe(svc.url)
+        probe = stress.Probe(svc.url)
         probe.start()
         load = stress.Load(svc.url, data, clients=20, ops=None,
                            duration=45.0).start()
