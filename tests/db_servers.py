@@ -314,15 +314,29 @@ class GaleraCluster:
         for node in self.nodes:
             node.cleanup()
 
+    COUNTERS = ('wsrep_local_cert_failures', 'wsrep_local_bf_aborts')
+
     def counters(self):
-        """Certification failures and brute-force aborts, summed over the
-        live nodes: the conflicts Galera resolved by aborting a
-        transaction, which the service then ran again."""
-        total = {'wsrep_local_cert_failures': 0, 'wsrep_local_bf_aborts': 0}
-        for node in self.nodes:
-            if node.process and node.process.poll() is None:
-                for name in total:
-                    total[name] += int(node.status(name) or 0)
+        """{node index: {counter: value}} of the live nodes, for the
+        conflicts Galera resolved by aborting a transaction (which the
+        service then ran again): failed certifications, and local
+        transactions aborted by a replicated write set ("brute force")."""
+        return {node.index: {name: int(node.status(name) or 0)
+                             for name in self.COUNTERS}
+                for node in self.nodes
+                if node.process and node.process.poll() is None}
+
+    @classmethod
+    def conflicts(cls, *snapshots):
+        """What the counters grew by between consecutive ``counters()``
+        snapshots; a node that restarted in between counts from zero."""
+        total = dict.fromkeys(cls.COUNTERS, 0)
+        for earlier, later in zip(snapshots, snapshots[1:]):
+            for index, values in later.items():
+                start = earlier.get(index, {})
+                for name, value in values.items():
+                    base = start.get(name, 0)
+                    total[name] += value - base if value >= base else value
         return total
 
 

@@ -89,12 +89,11 @@ def _build(url, data):
         data.build(http)
 
 
-def _certification(galera, before):
-    after = galera.counters()
+def _certification(galera, *snapshots):
+    """The " cert_failures=N bf_aborts=M" figures since ``snapshots[0]``."""
+    grown = galera.conflicts(*snapshots, galera.counters())
     return ' cert_failures=%d bf_aborts=%d' % (
-        after['wsrep_local_cert_failures']
-        - before['wsrep_local_cert_failures'],
-        after['wsrep_local_bf_aborts'] - before['wsrep_local_bf_aborts'])
+        grown['wsrep_local_cert_failures'], grown['wsrep_local_bf_aborts'])
 
 
 @pytest.mark.parametrize('dataset', list(stress.DATA_SETS))
@@ -131,6 +130,7 @@ def test_galera_node_killed_mid_load(galera, capsys):
                            duration=90.0).start()
         try:
             time.sleep(3)
+            at_kill = galera.counters()
             killed = time.monotonic()
             victim.kill()
             time.sleep(5)
@@ -144,7 +144,7 @@ def test_galera_node_killed_mid_load(galera, capsys):
             for probe in probes:
                 probe.stop()
         load.wait()
-        conflicts = _certification(galera, before)
+        conflicts = _certification(galera, before, at_kill)
         check = stress.check_database(_synced_url(svc.db_url), load.ledger)
     with capsys.disabled():
         print('\n' + stress.summary(
