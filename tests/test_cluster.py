@@ -102,7 +102,7 @@ def test_galera_multi_writer_no_over_commit(galera, dataset, capsys):
         data = stress.DATA_SETS[dataset]()
         _build(svc.url, data)
         before = galera.counters()
-        load = stress.Load(svc.urls, data, clients=18, ops=10,
+        load = stress.Load(svc.urls, data, clients=15, ops=8,
                            duration=60.0, operator=True).run()
         conflicts = _certification(galera, before)
         check = stress.check_database(_synced_url(svc.db_url), load.ledger)
@@ -126,10 +126,10 @@ def test_galera_node_killed_mid_load(galera, capsys):
         for probe in probes:
             probe.start()
         before = galera.counters()
-        load = stress.Load(svc.urls, data, clients=18, ops=None,
+        load = stress.Load(svc.urls, data, clients=15, ops=None,
                            duration=90.0).start()
         try:
-            time.sleep(3)
+            time.sleep(2)
             at_kill = galera.counters()
             killed = time.monotonic()
             victim.kill()
@@ -138,7 +138,7 @@ def test_galera_node_killed_mid_load(galera, capsys):
             victim.restart_after_crash()
             synced = time.monotonic()
             back = probes[-1].first_ok_after(synced, RECOVERY_SECONDS)
-            time.sleep(2)
+            time.sleep(1)
         finally:
             load.stop()
             for probe in probes:
