@@ -3,6 +3,8 @@ import contextlib
 import datetime
 import functools
 import gc
+import json
+import re
 import threading
 import uuid
 
@@ -115,12 +117,26 @@ def validate(data, schema):
             'JSON does not validate: %s' % exc) from None
 
 
+# 19 digits in a row: maybe an integer beyond 64 bits.
+_LONG_NUMBER = re.compile(rb'[0-9]{19}')
+
+
+def _no_constant(name):
+    # Not reached: orjson already refused NaN and Infinity.
+    raise ValueError(name)
+
+
 def extract_json(req, schema):
     """Parse the request body as JSON and validate it against ``schema``."""
     try:
         data = orjson.loads(req.body)
     except orjson.JSONDecodeError as exc:
         raise errors.BadRequest('Malformed JSON: %s' % exc) from None
+    if _LONG_NUMBER.search(req.body):
+        # orjson reads integers beyond 64 bits as floats, which would fail
+        # the schema's type check; read them exactly so that they fail its
+        # bounds, with upstream's status and text.
+        data = json.loads(req.body, parse_constant=_no_constant)
     # JSON can only carry a NUL escaped; look closer only then.
     if b'\\u0000' in req.body and _has_nul(data):
         raise errors.BadRequest('NUL characters are not allowed in JSON '

@@ -37,9 +37,9 @@ USER = 'user-bad-input'
 
 INT32_OVER = 2 ** 31
 INT64_OVER = 2 ** 63
-# Past every integer type a database or SQLite's C API can bind.  The
-# service's JSON parser reads integers beyond 64 bits as floats, so in a
-# body this fails the schema's integer type (a 400); in a query string it
+# Past every integer type a database or SQLite's C API can bind.  Read
+# exactly, as upstream does: in a body it fails a field's bounds (400) or,
+# as a generation, simply does not match (409); in a query string it
 # reaches the handlers as an integer.
 HUGE = 10 ** 30
 
@@ -261,10 +261,10 @@ CASES = {
                                               body=inventory_put(
                                                   {'VCPU': {'total': 8}},
                                                   generation=INT64_OVER)),
-    'inv-put-all-generation-huge': Case('PUT', INV, 400, body=inventory_put(
+    'inv-put-all-generation-huge': Case('PUT', INV, 409, body=inventory_put(
         {'VCPU': {'total': 8}}, generation=HUGE)),
     'inv-put-all-generation-negative-huge': Case(
-        'PUT', INV, 400, body=inventory_put({'VCPU': {'total': 8}},
+        'PUT', INV, 409, body=inventory_put({'VCPU': {'total': 8}},
                                             generation=-HUGE)),
     'inv-put-all-inventories-list': Case('PUT', INV, 400, body=inventory_put(
         [{'VCPU': {'total': 8}}])),
@@ -281,7 +281,7 @@ CASES = {
     'inv-put-one-max-unit-int64-over': Case('PUT', INV + '/VCPU', 400, body={
         'resource_provider_generation': 0, 'total': 8,
         'max_unit': INT64_OVER}),
-    'inv-put-one-generation-huge': Case('PUT', INV + '/VCPU', 400, body={
+    'inv-put-one-generation-huge': Case('PUT', INV + '/VCPU', 409, body={
         'resource_provider_generation': HUGE, 'total': 8}),
     'inv-put-one-resource-class-field': Case('PUT', INV + '/VCPU', 400, body={
         'resource_provider_generation': 0, 'total': 8,
@@ -331,7 +331,7 @@ CASES = {
         'PUT', RP_URL + '/aggregates', 409, body={
             'aggregates': [UNKNOWN], 'resource_provider_generation':
             INT64_OVER}),
-    'agg-put-generation-huge': Case('PUT', RP_URL + '/aggregates', 400, body={
+    'agg-put-generation-huge': Case('PUT', RP_URL + '/aggregates', 409, body={
         'aggregates': [UNKNOWN], 'resource_provider_generation': HUGE}),
     'agg-put-unknown-provider': Case('PUT', RPS + '/%s/aggregates' % UNKNOWN,
                                      404, body={
@@ -366,7 +366,7 @@ CASES = {
                                                 'traits': [TRAIT],
                                                 'resource_provider_generation':
                                                 INT64_OVER}),
-    'rp-traits-generation-huge': Case('PUT', RP_URL + '/traits', 400, body={
+    'rp-traits-generation-huge': Case('PUT', RP_URL + '/traits', 409, body={
         'traits': [TRAIT], 'resource_provider_generation': HUGE}),
     'rp-traits-unknown-field': Case('PUT', RP_URL + '/traits', 400, body={
         'traits': [], 'resource_provider_generation': 0, 'x': 1}),
@@ -623,7 +623,7 @@ CASES = {
     'reshaper-total-int32-over': Case('POST', '/reshaper', 400, body={
         'inventories': {RP: inventory_put({'VCPU': {'total': INT32_OVER}})},
         'allocations': {}}),
-    'reshaper-generation-huge': Case('POST', '/reshaper', 400, body={
+    'reshaper-generation-huge': Case('POST', '/reshaper', 409, body={
         'inventories': {RP: inventory_put({'VCPU': {'total': 8}},
                                           generation=HUGE)},
         'allocations': {}}),

@@ -369,6 +369,12 @@ c('ac-orphans-1.25', 'GET', A + 'required=CUSTOM_T&required1=CUSTOM_T',
   version='1.25')
 c('ac-no-groups-1.35', 'GET', A + 'group_policy=isolate', version='1.35')
 c('ac-no-groups', 'GET', A + 'group_policy=isolate')
+# integers beyond 64 bits in bodies are read exactly
+HUGE = 10 ** 30
+c('inv-create-huge', 'POST', INV2, {'resource_class': 'DISK_GB',
+                                    'total': HUGE})
+c('agg-put-huge-generation', 'PUT', RPU + '/aggregates',
+  {'resource_provider_generation': HUGE, 'aggregates': []})
 # reshaper
 c('reshape-1.29', 'POST', '/reshaper',
   {'inventories': {}, 'allocations': {}}, '1.29', SVC)
@@ -395,6 +401,12 @@ c('reshape-not-service', 'POST', '/reshaper',
 
 # name: (status, code (None before 1.23), detail text).
 EXPECTED = {
+    'inv-create-huge': (400, 'placement.undefined_code',
+        'JSON does not validate: 1000000000000000000000000000000 is'
+        ' greater than the maximum of 2147483647  Failed validating'),
+    'agg-put-huge-generation': (409, 'placement.concurrent_update',
+        "Resource provider's generation already changed. Please update"
+        ' the generation and try again.'),
     'ac-orphans-1.25': (400, 'placement.undefined_code',
         'All traits parameters must be associated with resources.  Found'
         ' the following orphaned traits keys: required, required1'),

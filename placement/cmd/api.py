@@ -17,6 +17,7 @@ import tempfile
 from gunicorn.app import base as gunicorn_base
 
 from placement.cmd import common
+from placement.cmd import http_errors
 from placement.cmd import worker
 from placement import conf as placement_conf
 from placement import db
@@ -131,7 +132,11 @@ def _serve(args):
         # several services (or test servers) on one host would fight over it.
         'control_socket_disable': True,
         'child_exit': _child_exit,
+        # gunicorn's maximum: long member_of/in_tree queries are legitimate.
+        'limit_request_line': 8190,
     }
+    # What gunicorn refuses by itself is answered in the JSON error format.
+    http_errors.install()
     _Server(conf, options).run()
     return 0
 
