@@ -25,9 +25,11 @@ import heapq
 import itertools
 import operator
 import random
+import typing
 
 import sqlalchemy as sa
 
+from placement import candidate_search
 from placement import microversions
 from placement import tables
 from placement.objects import base
@@ -65,26 +67,37 @@ class Result:
     rc_names: dict
 
 
+class ProviderRow(typing.NamedTuple):
+    """A row of a group's statement (see ``_statement``): a provider of
+    the tree of ``root`` able to serve some of the group's classes.
+
+    ``fit``: bit i set when it can serve the group's i-th class;
+    ``traits``: bit i set when it has a trait of the group's i-th any-of
+    set; ``limits``: {rc: most that may be allocated in all} when two
+    groups request the same class, else empty.
+    """
+    root: int
+    rp: int
+    traits: int
+    fit: int
+    limits: dict
+
+
 @dataclasses.dataclass
 class _Group:
-    suffix: str
-    amounts: dict          # rc_id -> amount; bit i of a class mask is the
-                           # i-th class of this dict
-    spread: bool           # unsuffixed: one provider per resource class
+    """A request group as read: the combiner's ``Group`` plus the SQL."""
+    spec: candidate_search.Group
     required: tuple = ()   # trait id sets the spread providers must meet
     filters: list = None   # SQL conditions on resource_providers
     stmt: object = None
 
-    @property
-    def full(self):
-        """The class mask of a provider serving every class."""
-        return (1 << len(self.amounts)) - 1
-
 
 def list_candidates(conn, query, version, conf):
     """Answer a parsed CandidateQuery; ``conf`` is the [placement] group."""
-    search = _Search(conn, query, version)
-    generated = search.candidates(
+    reader = _Reader(conn, query, version)
+    request = reader.request()
+    generated = candidate_search.candidates(
+        request, reader.trees(),
         breadth_first=conf.allocation_candidates_generation_strategy
         == 'breadth-first' and conf.max_allocation_candidates > 0)
     if conf.max_allocation_candidates > 0:
@@ -93,8 +106,8 @@ def list_candidates(conn, query, version, conf):
         chosen = _sample(generated, query.limit)
     else:
         chosen = list(itertools.islice(generated, query.limit))
-    search.close()
-    return search.result(chosen)
+    reader.close()
+    return reader.result(chosen)
 
 
 def _sample(iterable, size):
@@ -115,13 +128,15 @@ def _sample(iterable, size):
     return items
 
 
-class _Search:
+class _Reader:
+    """Reads what the combiner needs: one statement per group, streamed
+    in root order, plus the sharing providers and, with same_subtree, the
+    trees' shapes."""
 
     def __init__(self, conn, query, version):
         self.conn = conn
         self.version = version
         self.query = query
-        self.isolate = query.group_policy == 'isolate'
         self.results = []
         groups = query.groups.values()
 
@@ -144,32 +159,30 @@ class _Search:
 
         self.groups = [self._group(group) for group in groups]
         # Amounts of two groups add up on a provider only for a class both
-        # request; only then is capacity needed beyond the SQL check.
-        requested = [rc for group in self.groups for rc in group.amounts]
-        with_capacity = len(requested) != len(set(requested))
+        # request; only then are limits needed beyond the SQL check.
+        requested = [rc for group in self.groups for rc in group.spec.amounts]
+        self.with_capacity = len(requested) != len(set(requested))
         for group in self.groups:
-            group.stmt = _statement(group.amounts, group.filters,
-                                    conn.dialect.name, with_capacity,
+            group.stmt = _statement(group.spec.amounts, group.filters,
+                                    conn.dialect.name, self.with_capacity,
                                     group.required)
-        # {(rp, rc): (room, max_unit)} when ``with_capacity``
-        self.capacity = {}
         self.root_filter = None
         if query.root_required:
             self.root_filter = provider_filter.traits_clause(
                 RP.c.root_provider_id, *provider_filter.trait_id_filter(
                     query.root_required, self.trait_ids))
-        # {rp: bit mask of the unsuffixed group's trait sets it has}
-        self.masks = {}
-        # Sharing providers: {rp: own root}, and per group the sharing
-        # providers able to serve it, by the roots of the trees served.
-        self.sharing_root = {}
-        self.shared = [{} for _ in self.groups]
-        self._load_sharing()
-        self.seen = set()
-        self.simple = (len(self.groups) == 1 and not query.same_subtree)
-        self.nested = version >= microversions.NESTED_CANDIDATES
-        # Whether candidates need ``_finish``.
-        self.checked = bool(self.sharing_root) or not self.nested
+        self.sharing = self._sharing()
+
+    def request(self):
+        """The combiner's Request."""
+        index = {suffix: i for i, suffix in enumerate(self.query.groups)}
+        return candidate_search.Request(
+            groups=[group.spec for group in self.groups],
+            isolate=self.query.group_policy == 'isolate',
+            same_subtree=tuple(tuple(index[suffix] for suffix in suffixes)
+                               for suffixes in self.query.same_subtree),
+            one_per_tree=self.version < microversions.NESTED_CANDIDATES,
+            sharing=self.sharing)
 
     # -- request set-up -------------------------------------------------
 
@@ -179,8 +192,9 @@ class _Search:
                    for name, amount in request.resources.items()}
         required, forbidden = provider_filter.trait_id_filter(
             request.traits, self.trait_ids)
-        group = _Group(request.suffix, amounts, spread,
-                       required if spread else ())
+        trait_sets = required if spread else ()
+        group = _Group(candidate_search.Group(
+            request.suffix, amounts, spread, len(trait_sets)), trait_sets)
         filters = []
         if required and not spread:
             filters.append(provider_filter.traits_clause(
@@ -202,8 +216,10 @@ class _Search:
         group.filters = filters
         return group
 
-    def _load_sharing(self):
-        """Fill ``sharing_root`` and ``shared`` (see __init__)."""
+    def _sharing(self):
+        """The sharing providers (trait MISC_SHARES_VIA_AGGREGATE) with the
+        roots of the trees they serve: every tree with a provider in one
+        of their aggregates."""
         member = RP.alias('member')
         mine = RPA.alias('mine')
         theirs = RPA.alias('theirs')
@@ -219,50 +235,53 @@ class _Search:
             .distinct())
         for rp, root in rows:
             served.setdefault(rp, set()).add(root)
+        sharing = candidate_search.Sharing(
+            {}, [{} for _ in self.groups], {}, {})
         if not served:
-            return
+            return sharing
         for index, group in enumerate(self.groups):
-            if not group.amounts:
+            if not group.spec.amounts:
                 continue
             # On the inventory side: PostgreSQL then reads these providers'
             # rows by index instead of scanning all providers once per
             # inventory row of the class (its row estimate here is 1).
             stmt = group.stmt.where(
                 INV.c.resource_provider_id.in_(sorted(served)))
-            for root, rp, fit in self._rows(_fetch(self.conn, stmt), group):
-                self.sharing_root[rp] = root
-                for anchor in served[rp]:
+            for row in self._rows(_fetch(self.conn, stmt), group):
+                sharing.roots[row.rp] = row.root
+                _note(row, sharing.limits, sharing.masks)
+                for anchor in served[row.rp]:
                     # In its own tree it is an ordinary member.
-                    if anchor != root:
-                        self.shared[index].setdefault(anchor, []).append(
-                            (rp, fit))
+                    if anchor != row.root:
+                        sharing.serving[index].setdefault(anchor, []).append(
+                            (row.rp, row.fit))
+        return sharing
 
     def _rows(self, rows, group):
-        """(root, rp, class mask) from rows of ``_statement``, noting the
-        trait masks and capacities they carry."""
-        classes = list(group.amounts)
+        """ProviderRow values from the driver's rows of ``group.stmt``."""
+        classes = list(group.spec.amounts)
         for row in rows:
-            root, rp, traits, fit = row[:4]
-            fit = int(fit)   # MySQL sums to a Decimal
-            if traits:
-                self.masks[rp] = traits
-            if len(row) > 4:
+            limits = {}
+            if self.with_capacity:
+                # (room, max_unit) per class follow the four columns.
                 for bit, rc in enumerate(classes):
-                    if fit >> bit & 1:
-                        self.capacity[(rp, rc)] = row[4 + 2 * bit:
-                                                      6 + 2 * bit]
-            yield root, rp, fit
+                    if row[3] >> bit & 1:
+                        room, max_unit = row[4 + 2 * bit:6 + 2 * bit]
+                        limits[rc] = min(room, max_unit)
+            # MySQL sums to a Decimal.
+            yield ProviderRow(row[0], row[1], row[2] or 0, int(row[3]),
+                              limits)
 
-    # -- the walk ---------------------------------------------------------
+    # -- trees ------------------------------------------------------------
 
-    def _streams(self):
-        """Iterators of (root, index, data) in root order: per group
-        (index >= 0) its providers {rp: class mask} in the tree;
-        the trees that sharing providers serve (index -1, no data); with
-        same_subtree the tree's {rp: parent} (index -2)."""
-        streams = [_by_root(self._rows(self._group_rows(group), group), index)
+    def trees(self):
+        """candidate_search.Tree values in root order: every tree with
+        providers for some group, or served by sharing providers."""
+        streams = [_by_root(self._rows(self._group_rows(group), group),
+                            index)
                    for index, group in enumerate(self.groups)]
-        anchored = {root for by_root in self.shared for root in by_root}
+        anchored = {root for by_root in self.sharing.serving
+                    for root in by_root}
         if anchored and self.root_filter is not None:
             anchored &= {row[0] for row in _rows_for(
                 self.conn, sa.select(RP.c.id).where(
@@ -275,7 +294,22 @@ class _Search:
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id))))
-        return streams
+        count = len(self.groups)
+        if len(streams) == 1:
+            for root, _, rows in streams[0]:
+                yield _tree(root, [rows], None)
+            return
+        merged = heapq.merge(*streams, key=operator.itemgetter(0))
+        for root, items in itertools.groupby(merged,
+                                             key=operator.itemgetter(0)):
+            own = [()] * count
+            parents = None
+            for _, index, data in items:
+                if index >= 0:
+                    own[index] = data
+                elif index == -2:
+                    parents = data
+            yield _tree(root, own, parents)
 
     def _group_rows(self, group):
         stmt = group.stmt
@@ -288,215 +322,6 @@ class _Search:
         self.results.append(result)
         return result.cursor
 
-    def _trees(self):
-        """(root, [own providers per group], {rp: parent}) for each tree
-        that may anchor candidates."""
-        count = len(self.groups)
-        streams = self._streams()
-        if len(streams) == 1:
-            for root, _, providers in streams[0]:
-                yield root, [providers], None
-            return
-        merged = heapq.merge(*streams, key=operator.itemgetter(0))
-        for root, items in itertools.groupby(merged,
-                                             key=operator.itemgetter(0)):
-            own = [None] * count
-            parents = None
-            for _, index, data in items:
-                if index >= 0:
-                    own[index] = data
-                elif index == -2:
-                    parents = data
-            yield root, own, parents
-
-    def candidates(self, breadth_first=False):
-        """Generate (allocations, mappings) tree by tree.
-
-        Breadth-first takes one candidate of each tree in turn, so that a
-        bounded number of candidates spreads over many trees.
-        """
-        if self.simple and not self.checked and not breadth_first:
-            return self._lone_group()
-        per_tree = itertools.starmap(self._tree_candidates, self._trees())
-        if not breadth_first:
-            return itertools.chain.from_iterable(per_tree)
-        return _round_robin([iter(found) for found in per_tree])
-
-    def _lone_group(self):
-        """The candidates of a lone group without sharing providers, tree
-        by tree in the same order as ``_tree_candidates`` gives them: a
-        tree of one provider, the common case, is judged on its row."""
-        group = self.groups[0]
-        full = group.full
-        traits = (1 << len(group.required)) - 1
-        amounts = group.amounts
-        suffix = group.suffix
-        for root, rows in itertools.groupby(self._group_rows(group),
-                                            key=operator.itemgetter(0)):
-            first = next(rows)
-            second = next(rows, None)
-            if second is None:
-                # (root, rp, trait mask, class mask); MySQL's masks are
-                # Decimals, which compare equal to ints.
-                if first[3] == full and first[2] == traits:
-                    rp = first[1]
-                    yield {rp: amounts}, {suffix: (rp,)}
-                continue
-            providers = {rp: fit for _, rp, fit in self._rows(
-                itertools.chain((first, second), rows), group)}
-            yield from self._tree_candidates(root, [providers], None)
-
-    def _tree_candidates(self, root, own, parents):
-        """The candidates anchored in the tree of ``root``: a list, or a
-        generator when groups combine (their product can be large)."""
-        options = []
-        for index, group in enumerate(self.groups):
-            mine = own[index] or {}
-            shared = self.shared[index].get(root, ())
-            if group.spread:
-                choices = self._spread_choices(group, mine, shared)
-            elif not group.amounts:
-                choices = list(mine)
-            else:
-                full = group.full
-                choices = [rp for rp, fit in mine.items() if fit == full]
-                choices += [rp for rp, fit in shared if fit == full]
-            if not choices:
-                return ()
-            options.append(choices)
-        if not self.simple:
-            return self._combined(root, own, parents, options)
-        group = self.groups[0]
-        if group.spread:
-            found = [(allocations, {'': providers})
-                     for allocations, providers in options[0]]
-        else:
-            found = [({rp: group.amounts}, {group.suffix: (rp,)})
-                     for rp in options[0]]
-        if self.checked:
-            found = [candidate for candidate in found
-                     if self._finish(root, *candidate)]
-        return found
-
-    def _combined(self, root, own, parents, options):
-        for choice in itertools.product(*options):
-            candidate = self._combine(root, own, parents, choice)
-            if candidate is not None and self._finish(root, *candidate):
-                yield candidate
-
-    def _spread_choices(self, group, mine, shared):
-        """Ways to serve the unsuffixed group in one tree: one provider
-        per resource class, from the tree or sharing providers."""
-        if len(mine) == 1 and not shared:
-            # The common case: a tree of one provider.
-            (rp, fit), = mine.items()
-            if fit == group.full and self._meets(group.required, (rp,)):
-                return [({rp: group.amounts}, (rp,))]
-            return []
-        per_class = []
-        classes = list(group.amounts)
-        for bit in range(len(classes)):
-            choices = [rp for rp, fit in mine.items() if fit >> bit & 1]
-            choices += [rp for rp, fit in shared if fit >> bit & 1]
-            if not choices:
-                return []
-            per_class.append(choices)
-        found = []
-        for picks in itertools.product(*per_class):
-            providers = tuple(dict.fromkeys(picks))
-            if not self._meets(group.required, providers):
-                continue
-            allocations = {}
-            for rc, rp in zip(classes, picks):
-                amounts = allocations.get(rp)
-                if amounts is None:
-                    allocations[rp] = {rc: group.amounts[rc]}
-                else:
-                    amounts[rc] = group.amounts[rc]
-            found.append((allocations, providers))
-        return found
-
-    def _meets(self, required, providers):
-        """Whether the providers together have a trait of each set."""
-        if not required:
-            return True
-        have = 0
-        for rp in providers:
-            have |= self.masks.get(rp, 0)
-        return have == (1 << len(required)) - 1
-
-    def _combine(self, root, own, parents, choice):
-        """Merge one choice per group into a candidate, or None.  The
-        checks on providers alone come before amounts are merged."""
-        mappings = {}
-        singles = []
-        for group, pick in zip(self.groups, choice):
-            if group.spread:
-                mappings[''] = pick[1]
-            else:
-                mappings[group.suffix] = (pick,)
-                singles.append(pick)
-        if self.isolate and len(set(singles)) != len(singles):
-            return None
-        for suffixes in self.query.same_subtree:
-            if not _same_subtree(parents or {},
-                                 [mappings[s][0] for s in suffixes]):
-                return None
-        # The groups' amounts dicts are shared, never changed (so the
-        # handler renders each once): a provider gets its own copy only
-        # when a second group allocates from it.
-        allocations = {}
-        copied = set()
-        summed = []
-        for group, pick in zip(self.groups, choice):
-            if group.spread:
-                parts = pick[0]
-            elif group.amounts:
-                parts = {pick: group.amounts}
-            else:
-                continue
-            for rp, amounts in parts.items():
-                target = allocations.get(rp)
-                if target is None:
-                    allocations[rp] = amounts
-                    continue
-                if rp not in copied:
-                    copied.add(rp)
-                    target = allocations[rp] = dict(target)
-                for rc, amount in amounts.items():
-                    if rc in target:
-                        target[rc] += amount
-                        summed.append((rp, rc))
-                    else:
-                        target[rc] = amount
-        for rp, rc in summed:
-            room, max_unit = self.capacity[(rp, rc)]
-            if allocations[rp][rc] > min(room, max_unit):
-                return None
-        return allocations, mappings
-
-    def _finish(self, root, allocations, mappings):
-        """Whether a candidate passes the checks that need neither the
-        group structure nor the capacities (see ``checked``)."""
-        if not self.nested:
-            # Before nested providers a candidate has one provider per
-            # tree at most.
-            roots = [self.sharing_root.get(rp, root) for rp in allocations]
-            if len(set(roots)) != len(roots):
-                return False
-        if self.sharing_root and all(
-                rp in self.sharing_root for providers in mappings.values()
-                for rp in providers):
-            # Made of sharing providers only: the same candidate comes
-            # from every tree they serve.
-            key = (tuple(sorted((rp, tuple(sorted(amounts.items())))
-                                for rp, amounts in allocations.items())),
-                   tuple(sorted(mappings.items())))
-            if key in self.seen:
-                return False
-            self.seen.add(key)
-        return True
-
     def close(self):
         for result in self.results:
             result.close()
@@ -507,7 +332,7 @@ class _Search:
         ids = set()
         for allocations, _ in candidates:
             ids.update(allocations)
-        if not all(group.amounts for group in self.groups):
+        if not all(group.spec.amounts for group in self.groups):
             # A group of traits or aggregates only maps providers that
             # allocate nothing.
             for _, mappings in candidates:
@@ -549,7 +374,8 @@ class _Search:
                          INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
                          provider_filter.used_from(INV))
         if self.version < microversions.ALL_CLASSES_IN_SUMMARY:
-            requested = {rc for group in self.groups for rc in group.amounts}
+            requested = {rc for group in self.groups
+                         for rc in group.spec.amounts}
             stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
         names = self.rc_names
         # Inventories alike render alike, and the rendering is only
@@ -625,10 +451,9 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
 
 
 def _by_root(rows, index):
-    """(root, index, {rp: class mask}) from (root, rp, class mask): the
-    providers of one tree at a time."""
+    """(root, index, [ProviderRow, ...]): the rows of one tree at a time."""
     for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-        yield root, index, {rp: fit for _, rp, fit in group}
+        yield root, index, list(group)
 
 
 def _parents_by_root(rows):
@@ -637,32 +462,25 @@ def _parents_by_root(rows):
         yield root, -2, {rp: parent for _, rp, parent in group}
 
 
-def _same_subtree(parents, providers):
-    """Whether one of ``providers`` is an ancestor of (or is) all the
-    others, in a tree given as {rp: parent}."""
-    for top in providers:
-        if all(_descends(parents, rp, top) for rp in providers):
-            return True
-    return False
+def _tree(root, own, parents):
+    """A candidate_search.Tree from per group ProviderRow lists."""
+    limits = {}
+    masks = {}
+    members = []
+    for rows in own:
+        for row in rows:
+            if row.limits or row.traits:
+                _note(row, limits, masks)
+        members.append({row.rp: row.fit for row in rows})
+    return candidate_search.Tree(root, members, limits, masks, parents)
 
 
-def _descends(parents, rp, ancestor):
-    while rp is not None:
-        if rp == ancestor:
-            return True
-        rp = parents.get(rp)
-    return False
-
-
-def _round_robin(generators):
-    while generators:
-        alive = []
-        for gen in generators:
-            item = next(gen, None)
-            if item is not None:
-                yield item
-                alive.append(gen)
-        generators = alive
+def _note(row, limits, masks):
+    """Copy a row's limits and trait mask into the dicts of the combiner."""
+    for rc, limit in row.limits.items():
+        limits[(row.rp, rc)] = limit
+    if row.traits:
+        masks[row.rp] = row.traits
 
 
 def _fetch(conn, stmt):

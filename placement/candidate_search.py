@@ -1,0 +1,423 @@
+"""Combining request groups into allocation candidates, tree by tree.
+
+Pure functions over plain values: no database, no configuration.  The
+reader (``placement/objects/allocation_candidate.py``) turns its rows into
+the values below; unit and property tests build them by hand.
+
+How one tree (the "anchor") is searched:
+
+1. Each group gets its options in the tree, in the order candidates are
+   listed: a suffixed group one provider serving all its classes (its own
+   providers by id, then sharing providers); the unsuffixed group one
+   provider per resource class, over the product of the classes'
+   providers, keeping the choices whose providers together have its
+   required traits; a group without resources any provider passing its
+   filters.
+2. Groups are placed depth first, in group order, each option in turn, so
+   candidates come out in the order of the product of the options (the
+   order upstream enumerates them).  An option is skipped when it breaks
+   a constraint with the groups already placed: the running amount of a
+   (provider, class) that two groups share exceeds what is left of it or
+   its max_unit; isolation (two suffixed groups on one provider); one
+   provider per tree before nested providers; ``same_subtree`` once its
+   last group is placed.
+3. Before going deeper, the groups still to place are checked: each must
+   still have an option that fits, and they must fit together - a
+   matching of groups to providers, where a provider takes as many groups
+   as its remaining capacity allows (one with isolation).  A branch that
+   fails is abandoned, so no invalid partial candidate grows further and
+   an answer of no candidates is reached without enumerating.
+4. A candidate of sharing providers only is the same from every tree they
+   serve: it is given once.
+"""
+import itertools
+import typing
+
+
+class Group(typing.NamedTuple):
+    """A request group: ``amounts`` {rc: amount} (bit i of a class mask
+    stands for the i-th class of this dict); ``spread`` for the unsuffixed
+    group (one provider per class); ``trait_sets``: how many any-of trait
+    sets the unsuffixed group's providers must meet together (bit i of a
+    provider's trait mask: it has a trait of set i)."""
+    suffix: str
+    amounts: dict
+    spread: bool = False
+    trait_sets: int = 0
+
+    @property
+    def full(self):
+        """The class mask of a provider serving every class."""
+        return (1 << len(self.amounts)) - 1
+
+
+class Tree(typing.NamedTuple):
+    """What the reader found in one tree.
+
+    ``members``: per group, {rp: class mask} of the tree's providers
+    passing the group's filters; ``limits``: {(rp, rc): most that may be
+    allocated in all} for the classes two groups request; ``masks``: {rp:
+    trait mask} (see Group); ``parents``: {rp: parent} with same_subtree,
+    else None.
+    """
+    root: int
+    members: list
+    limits: dict
+    masks: dict
+    parents: dict = None
+
+
+class Sharing(typing.NamedTuple):
+    """Sharing providers: ``roots`` {rp: its own root}; ``serving`` per
+    group {anchor root: [(rp, class mask), ...]}; ``limits`` and ``masks``
+    as in Tree, for the sharing providers."""
+    roots: dict
+    serving: list
+    limits: dict
+    masks: dict
+
+
+class Request(typing.NamedTuple):
+    """The request-wide settings of the search; ``same_subtree`` holds
+    tuples of group indexes."""
+    groups: list
+    isolate: bool = False
+    same_subtree: tuple = ()
+    one_per_tree: bool = False     # before nested providers (1.29)
+    sharing: Sharing = Sharing({}, [], {}, {})
+
+
+def candidates(request, trees, breadth_first=False):
+    """Generate (allocations {rp: {rc: amount}}, mappings {suffix: (rp,
+    ...)}) over ``trees`` (Tree values in root order).
+
+    Breadth-first takes one candidate of each tree in turn, so that a
+    bounded number of candidates spreads over many trees.  The amounts
+    dicts of the groups are shared between candidates, never changed.
+    """
+    seen = set()
+    per_tree = (search_tree(request, tree, seen) for tree in trees)
+    if not breadth_first:
+        return itertools.chain.from_iterable(per_tree)
+    return _round_robin(per_tree)
+
+
+def search_tree(request, tree, seen=None):
+    """The candidates anchored in ``tree`` (see the module docstring);
+    ``seen`` keeps the sharing-only candidates given by earlier trees."""
+    options = _options(request, tree)
+    if options is None:
+        return
+    state = _State(request, tree)
+    if not state.ahead(options, 0):
+        return
+    count = len(options)
+    picks = [None] * count
+    iters = [iter(options[0])]
+    while iters:
+        depth = len(iters) - 1
+        if picks[depth] is not None:
+            state.remove(depth, picks[depth])
+            picks[depth] = None
+        choice = next(iters[depth], None)
+        if choice is None:
+            iters.pop()
+            continue
+        if not state.place(depth, choice, picks):
+            state.remove(depth, choice)
+            continue
+        picks[depth] = choice
+        if depth + 1 == count:
+            candidate = _candidate(request, tree.root, picks, seen)
+            if candidate is not None:
+                yield candidate
+        elif state.ahead(options, depth + 1):
+            iters.append(iter(options[depth + 1]))
+
+
+def _options(request, tree):
+    """Per group its options in ``tree`` (step 1), or None when a group
+    has none.  A suffixed option is a provider; an unsuffixed one is
+    (allocations, providers)."""
+    options = []
+    root = tree.root
+    for index, group in enumerate(request.groups):
+        mine = tree.members[index] or {}
+        shared = request.sharing.serving[index].get(root, ()) \
+            if request.sharing.serving else ()
+        if group.spread:
+            found = _spread(group, mine, shared, tree.masks,
+                            request.sharing.masks)
+        elif not group.amounts:
+            found = list(mine)
+        else:
+            full = group.full
+            found = [rp for rp, fit in mine.items() if fit == full]
+            found += [rp for rp, fit in shared if fit == full]
+        if not found:
+            return None
+        options.append(found)
+    return options
+
+
+def _spread(group, mine, shared, masks, shared_masks):
+    """Ways to serve the unsuffixed group: one provider per class."""
+    per_class = []
+    classes = list(group.amounts)
+    for bit in range(len(classes)):
+        found = [rp for rp, fit in mine.items() if fit >> bit & 1]
+        found += [rp for rp, fit in shared if fit >> bit & 1]
+        if not found:
+            return []
+        per_class.append(found)
+    wanted = (1 << group.trait_sets) - 1
+    result = []
+    for picks in itertools.product(*per_class):
+        providers = tuple(dict.fromkeys(picks))
+        if wanted:
+            have = 0
+            for rp in providers:
+                have |= masks.get(rp, 0) | shared_masks.get(rp, 0)
+            if have != wanted:
+                continue
+        allocations = {}
+        for rc, rp in zip(classes, picks):
+            amounts = allocations.get(rp)
+            if amounts is None:
+                allocations[rp] = {rc: group.amounts[rc]}
+            else:
+                amounts[rc] = group.amounts[rc]
+        result.append((allocations, providers))
+    return result
+
+
+class _State:
+    """The running totals of one tree's search: amounts placed per
+    (provider, class) with a limit, suffixed groups per provider, and
+    providers per tree root (before nested providers)."""
+
+    def __init__(self, request, tree):
+        self.request = request
+        self.groups = request.groups
+        self.limits = tree.limits
+        if request.sharing.limits:
+            self.limits = {**request.sharing.limits, **tree.limits}
+        self.placed = {}
+        self.taken = {}
+        self.isolate = request.isolate
+        self.root = tree.root
+        self.parents = tree.parents or {}
+        self.sharing_roots = request.sharing.roots
+        self.per_root = {} if request.one_per_tree else None
+        # same_subtree sets by the index of their last group
+        self.subtrees = {}
+        for indexes in request.same_subtree:
+            self.subtrees.setdefault(max(indexes), []).append(indexes)
+        # Only limits and isolation tie the groups together.
+        self.tied = bool(self.limits) or self.isolate
+
+    def _parts(self, index, choice):
+        group = self.groups[index]
+        if group.spread:
+            return choice[0].items()
+        return ((choice, group.amounts),)
+
+    def place(self, index, choice, picks):
+        """Add ``choice`` for group ``index``; False when it breaks a
+        constraint (the caller then calls ``remove``)."""
+        ok = True
+        for rp, amounts in self._parts(index, choice):
+            for rc, amount in amounts.items():
+                key = (rp, rc)
+                limit = self.limits.get(key)
+                if limit is not None:
+                    total = self.placed.get(key, 0) + amount
+                    self.placed[key] = total
+                    if total > limit:
+                        ok = False
+            if self.per_root is not None:
+                root = self.sharing_roots.get(rp, self.root)
+                held = self.per_root.setdefault(root, {})
+                held[rp] = held.get(rp, 0) + 1
+                if len(held) > 1:
+                    ok = False
+        if not self.groups[index].spread:
+            count = self.taken.get(choice, 0) + 1
+            self.taken[choice] = count
+            if self.isolate and count > 1:
+                ok = False
+        if ok:
+            for indexes in self.subtrees.get(index, ()):
+                found = [choice if i == index else picks[i] for i in indexes]
+                if not _same_subtree(self.parents, found):
+                    return False
+        return ok
+
+    def remove(self, index, choice):
+        for rp, amounts in self._parts(index, choice):
+            for rc, amount in amounts.items():
+                key = (rp, rc)
+                if key in self.limits:
+                    self.placed[key] -= amount
+            if self.per_root is not None:
+                root = self.sharing_roots.get(rp, self.root)
+                held = self.per_root[root]
+                held[rp] -= 1
+                if not held[rp]:
+                    del held[rp]
+        if not self.groups[index].spread:
+            self.taken[choice] -= 1
+
+    def _fits(self, index, rp):
+        """Whether suffixed group ``index`` can still go on ``rp``."""
+        if self.isolate and self.taken.get(rp):
+            return False
+        for rc, amount in self.groups[index].amounts.items():
+            limit = self.limits.get((rp, rc))
+            if limit is not None and \
+                    self.placed.get((rp, rc), 0) + amount > limit:
+                return False
+        return True
+
+    def ahead(self, options, start):
+        """Whether the groups from ``start`` on can still all be placed
+        (step 3); a necessary condition, exact for groups of one class
+        and equal amounts."""
+        if not self.tied or start >= len(options):
+            return True
+        usable = []
+        for index in range(start, len(options)):
+            if self.groups[index].spread:
+                # Always the first group, so never ahead of another.
+                continue
+            found = [rp for rp in options[index] if self._fits(index, rp)]
+            if not found:
+                return False
+            usable.append((index, found))
+        if self.isolate:
+            return _matched(usable, lambda rp: 1)
+        for rc in {rc for index, _ in usable
+                   for rc in self.groups[index].amounts}:
+            needing = [(index, found) for index, found in usable
+                       if rc in self.groups[index].amounts]
+            least = min(self.groups[index].amounts[rc]
+                        for index, _ in needing)
+
+            def slots(rp, rc=rc, least=least):
+                limit = self.limits.get((rp, rc))
+                if limit is None:
+                    return len(needing)
+                return (limit - self.placed.get((rp, rc), 0)) // least
+
+            if not _matched(needing, slots):
+                return False
+        return True
+
+
+def _matched(usable, slots):
+    """Whether every group of ``usable`` [(index, [rp, ...])] gets a
+    provider, a provider taking at most ``slots(rp)`` groups (augmenting
+    paths)."""
+    holding = {}
+    room = {}
+
+    def augment(index, found, visited):
+        for rp in found:
+            if rp in visited:
+                continue
+            visited.add(rp)
+            if rp not in room:
+                room[rp] = slots(rp)
+            held = holding.setdefault(rp, [])
+            if len(held) < room[rp]:
+                held.append((index, found))
+                return True
+            for position, (other, other_found) in enumerate(held):
+                if augment(other, other_found, visited):
+                    held[position] = (index, found)
+                    return True
+        return False
+
+    for index, found in usable:
+        # Most groups find a free provider at once; the full search only
+        # runs when they compete.
+        for rp in found:
+            if rp not in room:
+                room[rp] = slots(rp)
+            held = holding.setdefault(rp, [])
+            if len(held) < room[rp]:
+                held.append((index, found))
+                break
+        else:
+            if not augment(index, found, set()):
+                return False
+    return True
+
+
+def _candidate(request, root, picks, seen):
+    """The candidate of one pick per group, or None when it repeats a
+    sharing-only candidate (step 4)."""
+    mappings = {}
+    allocations = {}
+    copied = set()
+    for group, pick in zip(request.groups, picks):
+        if group.spread:
+            mappings[''] = pick[1]
+            parts = pick[0]
+        else:
+            mappings[group.suffix] = (pick,)
+            if not group.amounts:
+                continue
+            parts = {pick: group.amounts}
+        for rp, amounts in parts.items():
+            target = allocations.get(rp)
+            if target is None:
+                allocations[rp] = amounts
+                continue
+            # A provider gets its own dict only when a second group
+            # allocates from it.
+            if rp not in copied:
+                copied.add(rp)
+                target = allocations[rp] = dict(target)
+            for rc, amount in amounts.items():
+                target[rc] = target.get(rc, 0) + amount
+    sharing = request.sharing.roots
+    if sharing and seen is not None and all(
+            rp in sharing for providers in mappings.values()
+            for rp in providers):
+        key = (tuple(sorted((rp, tuple(sorted(amounts.items())))
+                            for rp, amounts in allocations.items())),
+               tuple(sorted(mappings.items())))
+        if key in seen:
+            return None
+        seen.add(key)
+    return allocations, mappings
+
+
+def _same_subtree(parents, providers):
+    """Whether one of ``providers`` is an ancestor of (or is) all the
+    others, in a tree given as {rp: parent}."""
+    for top in providers:
+        if all(_descends(parents, rp, top) for rp in providers):
+            return True
+    return False
+
+
+def _descends(parents, rp, ancestor):
+    while rp is not None:
+        if rp == ancestor:
+            return True
+        rp = parents.get(rp)
+    return False
+
+
+def _round_robin(generators):
+    generators = [iter(gen) for gen in generators]
+    while generators:
+        alive = []
+        for gen in generators:
+            item = next(gen, None)
+            if item is not None:
+                yield item
+                alive.append(gen)
+        generators = alive
