@@ -1,0 +1,367 @@
+"""GET /allocation_candidates in-process, ours against upstream, on wide
+provider trees (many single-unit VFs, many granular groups) and on the
+flat and nested perfload shapes.
+
+    .venv/bin/python bench/wide_trees.py [--upstream-python PATH]
+        [--timeout S] [--repeats N] [--cases NAME,...] [--check]
+
+Each data set is written once straight into a SQLite file (our schema,
+which upstream reads too) and copied per engine.  Every engine runs in
+a subprocess of its own Python (both packages are called ``placement``)
+with the WSGI application called directly; the figure is the CPU time
+of one request (``time.process_time``), median over the repeats.  An
+engine that does not answer within ``--timeout`` seconds is reported as
+"> S s".  ``--check`` also compares the complete answers of ours and
+upstream (sorted, since upstream lists candidates in set order) on small
+trees.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid as uuidlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+UPSTREAM = '/work/upstream-venv/bin/python'
+ROOT_ASK = 'DISK_GB:20,MEMORY_MB:2048,VCPU:2'
+VERSION = '1.39'
+
+# name: (data set, query parameters)
+WIDE = [(computes, pfs, vfs, groups)
+        for computes, pfs, vfs, groups_list in [
+            (2, 8, 8, (2, 4, 6)), (1, 8, 1, (8,)), (1, 21, 1, (8, 16, 21)),
+            (1, 64, 1, (32,))]
+        for groups in groups_list]
+
+
+def wide_query(groups, limit, policy='none'):
+    params = [('resources', ROOT_ASK)]
+    params += [('resources%d' % g, 'CUSTOM_VF:1')
+               for g in range(1, groups + 1)]
+    params.append(('group_policy', policy))
+    if limit is not None:
+        params.append(('limit', str(limit)))
+    return params
+
+
+def cases(check):
+    """[(name, data set, params, timed)]; data sets are tuples."""
+    found = []
+    for computes, pfs, vfs, groups in WIDE:
+        data = ('wide', computes, pfs, vfs)
+        name = '%dx%dx%d, %d groups' % (computes, pfs, vfs, groups)
+        found.append((name, data, wide_query(groups, 1000), True))
+        found.append((name + ', limit=1', data, wide_query(groups, 1), True))
+    found += [
+        ('flat 10,000', ('flat', 10000), FLAT, True),
+        ('flat 10,000, limit=10', ('flat', 10000), FLAT + [('limit', '10')],
+         True),
+        ('nested 1,000', ('nested', 1000), NESTED, True),
+    ]
+    if check:
+        for computes, pfs, vfs, groups, policy in [
+                (1, 4, 1, 3, 'none'), (1, 4, 1, 4, 'none'),
+                (1, 4, 1, 5, 'none'), (1, 3, 2, 3, 'isolate'),
+                (2, 2, 2, 3, 'none'), (1, 5, 1, 4, 'isolate')]:
+            found.append(('check %dx%dx%d, %d groups, %s' % (
+                computes, pfs, vfs, groups, policy),
+                ('wide', computes, pfs, vfs),
+                wide_query(groups, None, policy), False))
+    return found
+
+
+FLAT = [('resources', 'VCPU:1,DISK_GB:10,MEMORY_MB:256'),
+        ('member_of', '{agg}'), ('required', 'HW_CPU_X86_AVX2')]
+NESTED = [('resources', 'DISK_GB:10'),
+          ('required', 'COMPUTE_VOLUME_MULTI_ATTACH'),
+          ('resources_COMPUTE', 'VCPU:1,MEMORY_MB:256'),
+          ('required_COMPUTE', 'CUSTOM_FOO'), ('resources_FPGA', 'FPGA:1'),
+          ('group_policy', 'none'), ('same_subtree', '_COMPUTE,_FPGA')]
+AGGREGATE = '11111111-2222-3333-4444-555555555555'
+
+
+# -- data (runs under our Python) ------------------------------------------
+
+def build(data, path):
+    """Write data set ``data`` into a new SQLite file at ``path``."""
+    sys.path.insert(0, ROOT)
+    import sqlalchemy as sa
+    from placement import migration
+    from placement import tables
+    from placement.objects import bootstrap
+    engine = sa.create_engine('sqlite:///' + path)
+    migration.upgrade(engine)
+    bootstrap.sync_standard_names(engine)
+    rows = {'rp': [], 'inv': [], 'trait': [], 'agg': []}
+    with engine.begin() as conn:
+        def rc(name):
+            found = conn.execute(sa.select(tables.resource_classes.c.id).where(
+                tables.resource_classes.c.name == name)).scalar()
+            if found is None:
+                # Custom classes take ids from 10000, as the API gives them.
+                highest = conn.execute(sa.select(sa.func.max(
+                    tables.resource_classes.c.id))).scalar()
+                found = max(highest + 1, 10000)
+                conn.execute(tables.resource_classes.insert().values(
+                    id=found, name=name))
+            return found
+
+        def trait(name):
+            found = conn.execute(sa.select(tables.traits.c.id).where(
+                tables.traits.c.name == name)).scalar()
+            if found is None:
+                found = conn.execute(tables.traits.insert().values(
+                    name=name)).inserted_primary_key[0]
+            return found
+
+        counter = iter(range(1, 10 ** 7))
+
+        def provider(name, parent=None, inventory=(), traits=(), agg=None):
+            rp = next(counter)
+            root = rp if parent is None else rows['rp'][parent - 1]['root']
+            rows['rp'].append({
+                'id': rp, 'uuid': str(uuidlib.uuid5(uuidlib.NAMESPACE_DNS,
+                                                    name)),
+                'name': name, 'generation': 1, 'root': root,
+                'parent': parent})
+            for rc_id, total in inventory:
+                rows['inv'].append({
+                    'resource_provider_id': rp, 'resource_class_id': rc_id,
+                    'total': total, 'reserved': 0, 'min_unit': 1,
+                    'max_unit': total, 'step_size': 1,
+                    'allocation_ratio': 1.0})
+            for trait_id in traits:
+                rows['trait'].append({'resource_provider_id': rp,
+                                      'trait_id': trait_id})
+            if agg is not None:
+                rows['agg'].append({'resource_provider_id': rp,
+                                    'aggregate_id': agg})
+            return rp
+
+        kind = data[0]
+        vcpu, mem, disk = rc('VCPU'), rc('MEMORY_MB'), rc('DISK_GB')
+        if kind == 'wide':
+            _, computes, pfs, vfs = data
+            vf = rc('CUSTOM_VF')
+            for c in range(computes):
+                cn = provider('cn%d' % c, inventory=[
+                    (vcpu, 32), (mem, 65536), (disk, 2000)])
+                for p in range(pfs):
+                    pf = provider('cn%d_pf%d' % (c, p), parent=cn)
+                    for v in range(vfs):
+                        provider('cn%d_pf%d_vf%d' % (c, p, v), parent=pf,
+                                 inventory=[(vf, 1)])
+        elif kind == 'flat':
+            agg = conn.execute(tables.placement_aggregates.insert().values(
+                uuid=AGGREGATE)).inserted_primary_key[0]
+            avx2 = trait('HW_CPU_X86_AVX2')
+            for n in range(data[1]):
+                provider('cn%d' % n, inventory=[
+                    (vcpu, 32), (mem, 8192), (disk, 2000)], traits=[avx2],
+                    agg=agg)
+        else:
+            multi = trait('COMPUTE_VOLUME_MULTI_ATTACH')
+            foo = trait('CUSTOM_FOO')
+            fpga, vgpu = rc('FPGA'), rc('VGPU')
+            for n in range(data[1]):
+                cn = provider('cn%d' % n, inventory=[(disk, 2000)],
+                              traits=[multi])
+                for numa in range(2):
+                    node = provider('cn%d_numa%d' % (n, numa), parent=cn,
+                                    inventory=[(vcpu, 16), (mem, 4096)],
+                                    traits=[foo])
+                    provider('cn%d_numa%d_fpga' % (n, numa), parent=node,
+                             inventory=[(fpga, 1)])
+                    provider('cn%d_numa%d_pgpu' % (n, numa), parent=node,
+                             inventory=[(vgpu, 8)])
+        rp = tables.resource_providers
+        # Parents first: insert without the tree columns, then set them.
+        conn.execute(rp.insert(), [
+            {'id': r['id'], 'uuid': r['uuid'], 'name': r['name'],
+             'generation': 1} for r in rows['rp']])
+        conn.execute(rp.update().where(rp.c.id == sa.bindparam('rid'))
+                     .values(root_provider_id=sa.bindparam('root'),
+                             parent_provider_id=sa.bindparam('parent')),
+                     [{'rid': r['id'], 'root': r['root'],
+                       'parent': r['parent']} for r in rows['rp']])
+        if rows['inv']:
+            conn.execute(tables.inventories.insert(), rows['inv'])
+        if rows['trait']:
+            conn.execute(tables.resource_provider_traits.insert(),
+                         rows['trait'])
+        if rows['agg']:
+            conn.execute(tables.resource_provider_aggregates.insert(),
+                         rows['agg'])
+    engine.dispose()
+
+
+# -- one engine (runs under that engine's Python) ----------------------------
+
+def serve(args):
+    """Answer the requests of ``args.job`` (a JSON file) and print one
+    JSON line per measurement."""
+    job = json.load(open(args.job))
+    with open(os.path.join(job['config_dir'], 'placement.conf'), 'w') as f:
+        f.write('[DEFAULT]\ndebug = False\n[api]\nauth_strategy = noauth2\n'
+                '[placement_database]\nconnection = sqlite:///%s\n'
+                % job['db'])
+        f.write(job.get('extra', ''))
+    os.environ['OS_PLACEMENT_CONFIG_DIR'] = job['config_dir']
+    if job['engine'] == 'ours':
+        sys.path.insert(0, ROOT)
+        from placement import wsgi
+        app = wsgi.application
+    else:
+        from placement.wsgi import init_application
+        app = init_application()
+    import logging
+    logging.disable(logging.CRITICAL)
+    from urllib.parse import urlencode
+    query = urlencode([tuple(pair) for pair in job['params']])
+    environ = {
+        'REQUEST_METHOD': 'GET', 'PATH_INFO': '/allocation_candidates',
+        'QUERY_STRING': query, 'SERVER_NAME': 'bench', 'SERVER_PORT': '80',
+        'wsgi.url_scheme': 'http', 'SERVER_PROTOCOL': 'HTTP/1.1',
+        'HTTP_X_AUTH_TOKEN': 'admin',
+        'HTTP_OPENSTACK_API_VERSION': 'placement ' + VERSION,
+        'wsgi.input': None, 'wsgi.errors': sys.stderr,
+        'wsgi.multithread': False, 'wsgi.multiprocess': False,
+        'wsgi.run_once': False, 'wsgi.version': (1, 0)}
+    import io
+
+    def call():
+        env = dict(environ, **{'wsgi.input': io.BytesIO()})
+        status = []
+        body = b''.join(app(env, lambda s, h, e=None: status.append(s)))
+        assert status[0].startswith('200'), (status, body[:300])
+        return body
+
+    for repeat in range(job['repeats'] + 1):
+        cpu = time.process_time()
+        wall = time.perf_counter()
+        body = call()
+        cpu = time.process_time() - cpu
+        wall = time.perf_counter() - wall
+        answer = json.loads(body)
+        line = {'cpu': cpu, 'wall': wall, 'warm': repeat > 0,
+                'count': len(answer['allocation_requests'])}
+        if job.get('dump') and repeat == 0:
+            line['answer'] = canonical(answer)
+        print(json.dumps(line), flush=True)
+
+
+def canonical(answer):
+    """The answer with candidates sorted (upstream lists them in set
+    order); summaries are a dict already."""
+    requests = sorted(json.dumps(r, sort_keys=True)
+                      for r in answer['allocation_requests'])
+    return {'allocation_requests': requests,
+            'provider_summaries': json.dumps(answer['provider_summaries'],
+                                             sort_keys=True)}
+
+
+# -- orchestration -----------------------------------------------------------
+
+ENGINES = {
+    'ours': ('ours', ''),
+    'upstream': ('upstream', ''),
+    'upstream tuned': ('upstream', '[workarounds]\n'
+                       'optimize_for_wide_provider_trees = True\n'
+                       '[placement]\nmax_allocation_candidates = 1000\n'),
+}
+
+
+def run(engine, db, params, repeats, timeout, workdir, dump=False):
+    kind, extra = ENGINES[engine]
+    config_dir = tempfile.mkdtemp(dir=workdir)
+    copy = os.path.join(config_dir, 'db.sqlite')
+    shutil.copy(db, copy)
+    job = os.path.join(config_dir, 'job.json')
+    json.dump({'engine': kind, 'db': copy, 'params': params,
+               'repeats': repeats, 'config_dir': config_dir, 'extra': extra,
+               'dump': dump}, open(job, 'w'))
+    python = sys.executable if kind == 'ours' else ARGS.upstream_python
+    out = os.path.join(config_dir, 'out.jsonl')
+    with open(out, 'w') as f:
+        proc = subprocess.Popen([python, __file__, '--job', job], stdout=f,
+                                stderr=open(out + ".err", "w"))
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    lines = [json.loads(line) for line in open(out) if line.strip()]
+    return lines
+
+
+def summary(lines, timeout):
+    warm = [line['cpu'] for line in lines if line['warm']]
+    if not warm:
+        if lines:
+            # Only the first (cold) request finished in time.
+            return '%.0f ms*' % (lines[0]['cpu'] * 1000), lines[0]['count']
+        return '> %d s' % timeout, None
+    return '%.1f ms' % (statistics.median(warm) * 1000), lines[0]['count']
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--job', help=argparse.SUPPRESS)
+    parser.add_argument('--upstream-python', default=UPSTREAM)
+    parser.add_argument('--timeout', type=float, default=60)
+    parser.add_argument('--repeats', type=int, default=5)
+    parser.add_argument('--engines', default='ours,upstream,upstream tuned')
+    parser.add_argument('--cases', help='comma list of case name prefixes')
+    parser.add_argument('--check', action='store_true')
+    global ARGS
+    ARGS = args = parser.parse_args()
+    if args.job:
+        return serve(args)
+    workdir = tempfile.mkdtemp(prefix='wide-trees-')
+    dbs = {}
+    engines = args.engines.split(',')
+    print('| case | candidates | ' + ' | '.join(engines) + ' |')
+    print('|---|---|' + '---|' * len(engines))
+    mismatches = 0
+    for name, data, params, timed in cases(args.check):
+        if args.cases and not any(name.startswith(prefix) for prefix in
+                                  args.cases.split(',')):
+            continue
+        if data not in dbs:
+            dbs[data] = os.path.join(workdir, '%s.sqlite' % '-'.join(
+                map(str, data)))
+            build(data, dbs[data])
+        params = [(key, value.format(agg=AGGREGATE))
+                  for key, value in params]
+        cells = []
+        answers = []
+        count = None
+        for engine in engines:
+            lines = run(engine, dbs[data], params,
+                        args.repeats if timed else 0, args.timeout, workdir,
+                        dump=not timed)
+            cell, found = summary(lines, args.timeout)
+            count = count if count is not None else found
+            if not timed:
+                answers.append(lines[0]['answer'] if lines else None)
+                cell = '%s candidates' % found
+            cells.append(cell)
+        if not timed:
+            same = all(answer == answers[0] for answer in answers)
+            mismatches += not same
+            cells.append('same answer' if same else '**DIFFERENT**')
+        print('| %s | %s | %s |' % (name, count, ' | '.join(cells)),
+              flush=True)
+    if not os.environ.get('WIDE_TREES_KEEP'):
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if mismatches else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
