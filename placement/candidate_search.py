@@ -109,10 +109,10 @@ def search_tree(request, tree, seen=None):
     if options is None:
         return
     state = _State(request, tree)
+    count = len(options)
+    picks = state.picks = [None] * count
     if not state.ahead(options, 0):
         return
-    count = len(options)
-    picks = [None] * count
     iters = [iter(options[0])]
     while iters:
         depth = len(iters) - 1
@@ -215,6 +215,8 @@ class _State:
             self.subtrees.setdefault(max(indexes), []).append(indexes)
         # Only limits and isolation tie the groups together.
         self.tied = bool(self.limits) or self.isolate
+        self.picks = None
+        self.matched = {}     # depth -> {dim: (holding, least)}; see ahead
 
     def _parts(self, index, choice):
         group = self.groups[index]
@@ -282,8 +284,17 @@ class _State:
     def ahead(self, options, start):
         """Whether the groups from ``start`` on can still all be placed
         (step 3); a necessary condition, exact for groups of one class
-        and equal amounts."""
+        and equal amounts.
+
+        The matching found is kept per depth: when the group just placed
+        went where that matching had put it, and what the matching put
+        beside it there still fits, the rest of it still holds and
+        nothing is searched again.
+        """
         if not self.tied or start >= len(options):
+            return True
+        if start and self._still_matched(start - 1, self.picks[start - 1]):
+            self.matched[start] = self.matched[start - 1]
             return True
         usable = []
         for index in range(start, len(options)):
@@ -294,47 +305,81 @@ class _State:
             if not found:
                 return False
             usable.append((index, found))
+        dims = {}
         if self.isolate:
-            return _matched(usable, lambda rp: 1)
-        for rc in {rc for index, _ in usable
-                   for rc in self.groups[index].amounts}:
-            needing = [(index, found) for index, found in usable
-                       if rc in self.groups[index].amounts]
-            least = min(self.groups[index].amounts[rc]
-                        for index, _ in needing)
+            dims[None] = (usable, 1)
+        else:
+            for rc in {rc for index, _ in usable
+                       for rc in self.groups[index].amounts}:
+                needing = [(index, found) for index, found in usable
+                           if rc in self.groups[index].amounts]
+                dims[rc] = (needing, min(self.groups[index].amounts[rc]
+                                         for index, _ in needing))
+        matched = {}
+        for dim, (needing, least) in dims.items():
+            holding = _matched(needing, lambda rp: self._slots(dim, least, rp))
+            if holding is None:
+                return False
+            matched[dim] = (holding, least)
+        self.matched[start] = matched
+        return True
 
-            def slots(rp, rc=rc, least=least):
-                limit = self.limits.get((rp, rc))
-                if limit is None:
-                    return len(needing)
-                return (limit - self.placed.get((rp, rc), 0)) // least
+    def _slots(self, dim, least, rp):
+        """How many more groups ``rp`` may take in matching ``dim``: one
+        with isolation, else as many of ``least`` of class ``dim`` as
+        are left."""
+        if dim is None:
+            return 1
+        limit = self.limits.get((rp, dim))
+        if limit is None:
+            return float('inf')
+        return (limit - self.placed.get((rp, dim), 0)) // least
 
-            if not _matched(needing, slots):
+    def _still_matched(self, index, rp):
+        """Whether the matching kept for groups from ``index`` on still
+        holds for those after it, group ``index`` being placed on
+        ``rp``."""
+        matched = self.matched.get(index)
+        if matched is None or self.groups[index].spread:
+            return False
+        for dim, (holding, least) in matched.items():
+            there = holding.get(rp, ())
+            if (dim is None or dim in self.groups[index].amounts) \
+                    and index not in there:
+                return False
+            others = [other for other in there if other > index]
+            if others and (len(others) > self._slots(dim, least, rp)
+                           or not all(self._fits(other, rp)
+                                      for other in others)):
                 return False
         return True
 
 
 def _matched(usable, slots):
-    """Whether every group of ``usable`` [(index, [rp, ...])] gets a
-    provider, a provider taking at most ``slots(rp)`` groups (augmenting
-    paths)."""
+    """{rp: [group index, ...]} giving every group of ``usable`` [(index,
+    [rp, ...])] a provider, a provider taking at most ``slots(rp)``
+    groups, or None when there is no such matching (augmenting paths)."""
     holding = {}
     room = {}
+    found_of = dict(usable)
 
-    def augment(index, found, visited):
-        for rp in found:
+    def free(rp):
+        if rp not in room:
+            room[rp] = slots(rp)
+        return len(holding.setdefault(rp, [])) < room[rp]
+
+    def augment(index, visited):
+        for rp in found_of[index]:
             if rp in visited:
                 continue
             visited.add(rp)
-            if rp not in room:
-                room[rp] = slots(rp)
-            held = holding.setdefault(rp, [])
-            if len(held) < room[rp]:
-                held.append((index, found))
+            if free(rp):
+                holding[rp].append(index)
                 return True
-            for position, (other, other_found) in enumerate(held):
-                if augment(other, other_found, visited):
-                    held[position] = (index, found)
+            held = holding[rp]
+            for position, other in enumerate(held):
+                if augment(other, visited):
+                    held[position] = index
                     return True
         return False
 
@@ -342,16 +387,13 @@ def _matched(usable, slots):
         # Most groups find a free provider at once; the full search only
         # runs when they compete.
         for rp in found:
-            if rp not in room:
-                room[rp] = slots(rp)
-            held = holding.setdefault(rp, [])
-            if len(held) < room[rp]:
-                held.append((index, found))
+            if free(rp):
+                holding[rp].append(index)
                 break
         else:
-            if not augment(index, found, set()):
-                return False
-    return True
+            if not augment(index, set()):
+                return None
+    return holding
 
 
 def _candidate(request, root, picks, seen):

@@ -158,11 +158,22 @@ class _Reader:
                    for uuid in uuids})
 
         self.groups = [self._group(group) for group in groups]
+        # Groups asking the same of the same providers (a request for N
+        # alike devices) share one statement and its rows: per group the
+        # index of the group that reads for it.
+        first = {}
+        self.read_by = [
+            first.setdefault((group.suffix == '',
+                              tuple(sorted(group.resources.items())),
+                              group.traits, group.member_of, group.in_tree),
+                             index)
+            for index, group in enumerate(groups)]
+        self.reading = sorted(set(self.read_by))
         # Amounts of two groups add up on a provider only for a class both
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
         self.with_capacity = len(requested) != len(set(requested))
-        for group in self.groups:
+        for group in (self.groups[index] for index in self.reading):
             group.stmt = _statement(group.spec.amounts, group.filters,
                                     conn.dialect.name, self.with_capacity,
                                     group.required)
@@ -239,7 +250,8 @@ class _Reader:
             {}, [{} for _ in self.groups], {}, {})
         if not served:
             return sharing
-        for index, group in enumerate(self.groups):
+        for index in self.reading:
+            group = self.groups[index]
             if not group.spec.amounts:
                 continue
             # On the inventory side: PostgreSQL then reads these providers'
@@ -255,6 +267,8 @@ class _Reader:
                     if anchor != row.root:
                         sharing.serving[index].setdefault(anchor, []).append(
                             (row.rp, row.fit))
+        for index, reader in enumerate(self.read_by):
+            sharing.serving[index] = sharing.serving[reader]
         return sharing
 
     def _rows(self, rows, group):
@@ -277,9 +291,9 @@ class _Reader:
     def trees(self):
         """candidate_search.Tree values in root order: every tree with
         providers for some group, or served by sharing providers."""
-        streams = [_by_root(self._rows(self._group_rows(group), group),
-                            index)
-                   for index, group in enumerate(self.groups)]
+        streams = [_by_root(self._rows(self._group_rows(self.groups[index]),
+                                       self.groups[index]), index)
+                   for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}
         if anchored and self.root_filter is not None:
@@ -294,22 +308,22 @@ class _Reader:
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id))))
-        count = len(self.groups)
-        if len(streams) == 1:
+        read_by = self.read_by
+        if len(streams) == 1 and len(read_by) == 1:
             for root, _, rows in streams[0]:
-                yield _tree(root, [rows], None)
+                yield _tree(root, [rows], None, read_by)
             return
         merged = heapq.merge(*streams, key=operator.itemgetter(0))
         for root, items in itertools.groupby(merged,
                                              key=operator.itemgetter(0)):
-            own = [()] * count
+            own = [()] * len(read_by)
             parents = None
             for _, index, data in items:
                 if index >= 0:
                     own[index] = data
                 elif index == -2:
                     parents = data
-            yield _tree(root, own, parents)
+            yield _tree(root, own, parents, read_by)
 
     def _group_rows(self, group):
         stmt = group.stmt
@@ -462,16 +476,21 @@ def _parents_by_root(rows):
         yield root, -2, {rp: parent for _, rp, parent in group}
 
 
-def _tree(root, own, parents):
-    """A candidate_search.Tree from per group ProviderRow lists."""
+def _tree(root, own, parents, read_by):
+    """A candidate_search.Tree from the ProviderRow lists of the groups
+    that read (``own``, by group index; see _Reader.read_by)."""
     limits = {}
     masks = {}
     members = []
-    for rows in own:
-        for row in rows:
+    for index, reader in enumerate(read_by):
+        if reader != index:
+            # Alike groups share one dict (never changed).
+            members.append(members[reader])
+            continue
+        for row in own[index]:
             if row.limits or row.traits:
                 _note(row, limits, masks)
-        members.append({row.rp: row.fit for row in rows})
+        members.append({row.rp: row.fit for row in own[index]})
     return candidate_search.Tree(root, members, limits, masks, parents)
 
 
