@@ -95,16 +95,18 @@ def candidates(request, trees, breadth_first=False):
     bounded number of candidates spreads over many trees.  The amounts
     dicts of the groups are shared between candidates, never changed.
     """
-    seen = set()
-    per_tree = (search_tree(request, tree, seen) for tree in trees)
+    per_tree = (search_tree(request, tree) for tree in trees)
     if not breadth_first:
-        return itertools.chain.from_iterable(per_tree)
-    return _round_robin(per_tree)
+        found = itertools.chain.from_iterable(per_tree)
+    else:
+        found = _round_robin(per_tree)
+    if request.sharing.roots:
+        found = _once(found, request.sharing.roots)
+    return found
 
 
-def search_tree(request, tree, seen=None):
-    """The candidates anchored in ``tree`` (see the module docstring);
-    ``seen`` keeps the sharing-only candidates given by earlier trees."""
+def search_tree(request, tree):
+    """The candidates anchored in ``tree`` (see the module docstring)."""
     options = _options(request, tree)
     if options is None:
         return
@@ -128,9 +130,7 @@ def search_tree(request, tree, seen=None):
             continue
         picks[depth] = choice
         if depth + 1 == count:
-            candidate = _candidate(request, tree.root, picks, seen)
-            if candidate is not None:
-                yield candidate
+            yield _candidate(request, picks)
         elif state.ahead(options, depth + 1):
             iters.append(iter(options[depth + 1]))
 
@@ -237,7 +237,7 @@ class _State:
                     self.placed[key] = total
                     if total > limit:
                         ok = False
-            if self.per_root is not None:
+            if self.per_root is not None and amounts:
                 root = self.sharing_roots.get(rp, self.root)
                 held = self.per_root.setdefault(root, {})
                 held[rp] = held.get(rp, 0) + 1
@@ -261,7 +261,7 @@ class _State:
                 key = (rp, rc)
                 if key in self.limits:
                     self.placed[key] -= amount
-            if self.per_root is not None:
+            if self.per_root is not None and amounts:
                 root = self.sharing_roots.get(rp, self.root)
                 held = self.per_root[root]
                 held[rp] -= 1
@@ -396,9 +396,8 @@ def _matched(usable, slots):
     return holding
 
 
-def _candidate(request, root, picks, seen):
-    """The candidate of one pick per group, or None when it repeats a
-    sharing-only candidate (step 4)."""
+def _candidate(request, picks):
+    """The candidate of one pick per group."""
     mappings = {}
     allocations = {}
     copied = set()
@@ -423,17 +422,24 @@ def _candidate(request, root, picks, seen):
                 target = allocations[rp] = dict(target)
             for rc, amount in amounts.items():
                 target[rc] = target.get(rc, 0) + amount
-    sharing = request.sharing.roots
-    if sharing and seen is not None and all(
-            rp in sharing for providers in mappings.values()
-            for rp in providers):
-        key = (tuple(sorted((rp, tuple(sorted(amounts.items())))
-                            for rp, amounts in allocations.items())),
-               tuple(sorted(mappings.items())))
-        if key in seen:
-            return None
-        seen.add(key)
     return allocations, mappings
+
+
+def _once(candidates, sharing):
+    """``candidates`` without the repeats of those made of ``sharing``
+    providers only (step 4), in the order they come."""
+    seen = set()
+    for candidate in candidates:
+        allocations, mappings = candidate
+        if all(rp in sharing for providers in mappings.values()
+               for rp in providers):
+            key = (tuple(sorted((rp, tuple(sorted(amounts.items())))
+                                for rp, amounts in allocations.items())),
+                   tuple(sorted(mappings.items())))
+            if key in seen:
+                continue
+            seen.add(key)
+        yield candidate
 
 
 def _same_subtree(parents, providers):
