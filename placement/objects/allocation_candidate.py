@@ -275,16 +275,15 @@ class _Reader:
         """ProviderRow values from the driver's rows of ``group.stmt``."""
         classes = list(group.spec.amounts)
         for row in rows:
+            fit = int(row[3])   # MySQL sums to a Decimal
             limits = {}
             if self.with_capacity:
                 # (room, max_unit) per class follow the four columns.
                 for bit, rc in enumerate(classes):
-                    if row[3] >> bit & 1:
+                    if fit >> bit & 1:
                         room, max_unit = row[4 + 2 * bit:6 + 2 * bit]
                         limits[rc] = min(room, max_unit)
-            # MySQL sums to a Decimal.
-            yield ProviderRow(row[0], row[1], row[2] or 0, int(row[3]),
-                              limits)
+            yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
 
     # -- trees ------------------------------------------------------------
 
