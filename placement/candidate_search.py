@@ -95,6 +95,12 @@ def candidates(request, trees, breadth_first=False):
     bounded number of candidates spreads over many trees.  The amounts
     dicts of the groups are shared between candidates, never changed.
     """
+    if len(request.groups) == 1 and not request.one_per_tree \
+            and not breadth_first:
+        # One group: its options are the candidates (the common case).
+        found = _lone(request, trees)
+        return _once(found, request.sharing.roots) \
+            if request.sharing.roots else found
     per_tree = (search_tree(request, tree) for tree in trees)
     if not breadth_first:
         found = itertools.chain.from_iterable(per_tree)
@@ -133,6 +139,14 @@ def search_tree(request, tree):
             yield _candidate(request, picks)
         elif state.ahead(options, depth + 1):
             iters.append(iter(options[depth + 1]))
+
+
+def _lone(request, trees):
+    for tree in trees:
+        options = _options(request, tree)
+        if options is not None:
+            for choice in options[0]:
+                yield _candidate(request, (choice,))
 
 
 def _options(request, tree):

@@ -1,23 +1,22 @@
 """Allocation candidates: the sets of providers that can satisfy a request.
 
-How a request is answered:
+This module reads; ``placement/candidate_search.py`` combines (pure
+functions, no connection).  How a request is answered:
 
 1. Names are resolved to ids (an unknown trait or resource class is a 400).
 2. Each request group becomes one SQL statement over providers, their
-   inventories and summed allocations.  It returns a row per provider
-   passing the group's trait, aggregate and tree filters, with a bit mask
-   of the requested classes it can serve - min/max unit, step size and
-   capacity are checked in SQL - ordered by tree root.
+   inventories and summed allocations; groups asking the same of the same
+   providers share one.  It returns a row per provider passing the group's
+   trait, aggregate and tree filters, with a bit mask of the requested
+   classes it can serve - min/max unit, step size and capacity are checked
+   in SQL - ordered by tree root.  Rows become ProviderRow values.
 3. Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
    with the roots of the trees they serve: every tree with a provider in
    one of their aggregates.
-4. Trees are walked in root order, merging the groups' row streams.  In
-   each tree (the "anchor") a candidate is one choice per group - a single
-   provider for a suffixed group; one provider per resource class for the
-   unsuffixed group - that passes the checks spanning groups (isolation,
-   summed capacity, same_subtree, root traits).  The walk is a generator,
-   so a limit stops reading rows early, and a candidate is only plain
-   dicts and tuples.
+4. The groups' row streams are merged by root into one
+   ``candidate_search.Tree`` per tree, which the combiner searches (see
+   there).  Everything is a generator, so a limit stops reading rows
+   early, and a candidate is only plain dicts and tuples.
 5. Summaries of the providers that appear are read in a few bulk queries.
 """
 import dataclasses
