@@ -172,7 +172,8 @@ def empty_response(req, status=204):
     response = webob.Response(status=status)
     response.headers.pop('Content-Type', None)
     response.content_type = None
-    if microversion.at_least(req, microversions.CACHE_HEADERS) and status == 204:
+    if (microversion.at_least(req, microversions.CACHE_HEADERS)
+            and status == 204):
         response.cache_control = 'no-cache'
         response.last_modified = utcnow()
     return response

@@ -266,4 +266,5 @@ def get_for_provider(conn, uuid):
             'resources'][names[row.resource_class_id]] = row.used
     return (provider.generation, by_consumer,
             consumer_obj.generations(conn, by_consumer),
-            base.last_change(rows) or provider.updated_at or provider.created_at)
+            base.last_change(rows) or provider.updated_at
+            or provider.created_at)

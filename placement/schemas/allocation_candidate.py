@@ -29,7 +29,8 @@ def _schema(version):
     if version >= microversions.GRANULAR_GROUPS:
         # Group keys (suffixed or not) become patterns; resources are no
         # longer required since groups may be suffixed only.
-        suffix = _STRING_SUFFIX if version >= microversions.STRING_SUFFIXES else _NUMERIC_SUFFIX
+        suffix = (_STRING_SUFFIX if version >= microversions.STRING_SUFFIXES
+                  else _NUMERIC_SUFFIX)
         prefixes = ['resources', 'required', 'member_of']
         if version >= microversions.CANDIDATE_IN_TREE:
             prefixes.append('in_tree')
