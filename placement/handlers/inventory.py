@@ -65,8 +65,9 @@ def create_inventory(req):
     data = util.extract_json(req, schema.POST_SCHEMA)
     class_name = data['resource_class']
     record = record_from_request(data)
-    generation = ctx.database.write(inv_obj.add, uuid, class_name, record,
-                                    _reserved_can_be_total(req))
+    generation = ctx.database.write(
+        inv_obj.add, uuid, class_name, record,
+        reserved_can_be_total=_reserved_can_be_total(req))
     response = _one(req, generation, record, None)
     response.status = 201
     response.location = util.location(
@@ -85,7 +86,7 @@ def update_inventory(req):
     generation = ctx.database.write(
         inv_obj.update, uuid, class_name,
         data['resource_provider_generation'], record,
-        _reserved_can_be_total(req))
+        reserved_can_be_total=_reserved_can_be_total(req))
     return _one(req, generation, record, None)
 
 
@@ -100,7 +101,7 @@ def set_inventories(req):
                for name, fields in data['inventories'].items()}
     generation = ctx.database.write(
         inv_obj.replace_all, uuid, data['resource_provider_generation'],
-        records, _reserved_can_be_total(req))
+        records, reserved_can_be_total=_reserved_can_be_total(req))
     return _all(req, generation, records, None)
 
 

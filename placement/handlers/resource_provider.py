@@ -92,9 +92,10 @@ def update_resource_provider(req):
     data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
     provider = ctx.database.write(
         rp_obj.update, req.urlvars['uuid'], data['name'],
-        _parent_uuid(data), 'parent_provider_uuid' in data,
+        _parent_uuid(data),
+        change_parent='parent_provider_uuid' in data,
         # 1.37: a provider may change or lose its parent.
-        microversion.at_least(req, microversions.REPARENTING))
+        allow_reparent=microversion.at_least(req, microversions.REPARENTING))
     return _one(req, provider)
 
 

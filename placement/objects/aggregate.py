@@ -55,10 +55,9 @@ def set_aggregates(conn, uuid, aggregate_uuids, generation=None):
     bumped; without it the generation is left alone, as before 1.19.
     Return the provider's generation afterwards.
     """
-    if generation is None:
-        provider_id, generation = base.lock_provider(conn, uuid)
-    else:
-        provider_id = base.lock_provider_at(conn, uuid, generation)
+    checked = generation is not None
+    provider_id, generation = base.lock_provider(conn, uuid, generation)
+    if checked:
         generation = base.bump_generation(conn, provider_id, generation)
     wanted = set(_aggregate_ids(conn, aggregate_uuids).values())
     current = set(conn.execute(

@@ -152,7 +152,7 @@ def bump_generation(conn, provider_id, expected_generation):
     """Compare-and-swap a provider's generation; return the new one.
 
     The expected value was read inside this transaction (a client's stale
-    generation is refused before, by ``lock_provider_at``), so a mismatch
+    generation is refused before, by ``lock_provider``), so a mismatch
     means another writer slipped in: ``Database.write`` runs it again.
     """
     result = conn.execute(
@@ -210,29 +210,21 @@ GENERATION_CONFLICT = ("Resource provider's generation already changed. "
                        "Please update the generation and try again.")
 
 
-def lock_provider(conn, uuid):
+def lock_provider(conn, uuid, generation=None,
+                  conflict=GENERATION_CONFLICT):
     """Lock provider ``uuid``; 404 if absent; return (id, generation).
 
-    The locking lookup comes first, so reads after it see what competing
-    writers committed (see ``lock_providers_by_uuid``).
+    With ``generation`` (what a client sent) a stale one is a 409 worded
+    ``conflict``: upstream words it differently per route.  The locking
+    lookup comes first, so reads after it see what competing writers
+    committed (see ``lock_providers_by_uuid``); the caller then bumps the
+    generation with ``bump_generation``.
     """
     row = conn.execute(for_update(conn, sa.select(
         RP.c.id, RP.c.generation).where(RP.c.uuid == uuid))).first()
     if row is None:
         raise provider_not_found(uuid)
-    return row.id, row.generation
-
-
-def lock_provider_at(conn, uuid, generation):
-    """Lock provider ``uuid`` for a client write made at ``generation``.
-
-    404 if the provider does not exist, 409 if the client's generation is
-    stale; return the provider's id.  The caller then bumps the generation
-    with ``bump_generation(conn, provider_id, generation)``.
-    """
-    provider_id, current = lock_provider(conn, uuid)
-    if current != generation:
-        raise errors.Conflict(GENERATION_CONFLICT,
-                              code=errors.CONCURRENT_UPDATE,
+    if generation is not None and generation != row.generation:
+        raise errors.Conflict(conflict, code=errors.CONCURRENT_UPDATE,
                               kind=errors.PROVIDER_GENERATION)
-    return provider_id
+    return row.id, row.generation

@@ -61,20 +61,12 @@ RESHAPE_ERRORS = dict(PUT_ERRORS, capacity_first=False,
                       unknown_class='malformed reshaper data: {error}')
 
 
-def _locked(conn, uuid, client_generation=None):
-    """Lock the provider; 409 if the client's generation is stale.
-
-    Returns (provider id, generation).
-    """
-    provider_id, generation = base.lock_provider(conn, uuid)
-    if client_generation is not None and client_generation != generation:
-        raise errors.Conflict('resource provider generation conflict',
-                              code=errors.CONCURRENT_UPDATE,
-                              kind=errors.PROVIDER_GENERATION)
-    return provider_id, generation
+# Upstream words a client's stale generation this way on the inventory
+# routes, and as base.GENERATION_CONFLICT on the traits and aggregates ones.
+_GENERATION_CONFLICT = 'resource provider generation conflict'
 
 
-def _check_capacity(action, uuid, records, reserved_can_be_total):
+def _check_capacity(action, uuid, records, *, reserved_can_be_total):
     """400 unless each record leaves something (or, if allowed, nothing)
     to allocate once its reserved amount is taken off; ``action`` names
     the operation in the text ('create' or 'update')."""
@@ -107,11 +99,11 @@ def _in_use(conn, uuid, provider_id, class_ids):
             % (', '.join(name for _id, name in in_use), uuid))
 
 
-def add(conn, uuid, class_name, record, reserved_can_be_total=False):
+def add(conn, uuid, class_name, record, *, reserved_can_be_total=False):
     """Add one class to a provider; 409 if it already has it."""
-    provider_id, generation = _locked(conn, uuid)
+    provider_id, generation = base.lock_provider(conn, uuid)
     _check_capacity('create', uuid, {class_name: record},
-                    reserved_can_be_total)
+                    reserved_can_be_total=reserved_can_be_total)
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
     if class_id is None:
         raise errors.BadRequest(
@@ -131,13 +123,14 @@ def add(conn, uuid, class_name, record, reserved_can_be_total=False):
     return base.bump_generation(conn, provider_id, generation)
 
 
-def update(conn, uuid, class_name, client_generation, record,
+def update(conn, uuid, class_name, client_generation, record, *,
            reserved_can_be_total=False):
     """Replace one existing record; 400 if the provider lacks the class,
     404 if the class does not exist."""
-    provider_id, generation = _locked(conn, uuid, client_generation)
+    provider_id, generation = base.lock_provider(
+        conn, uuid, client_generation, conflict=_GENERATION_CONFLICT)
     _check_capacity('update', uuid, {class_name: record},
-                    reserved_can_be_total)
+                    reserved_can_be_total=reserved_can_be_total)
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
     if class_id is None:
         raise errors.NotFound(_UNKNOWN_CLASS % class_name)
@@ -152,8 +145,8 @@ def update(conn, uuid, class_name, client_generation, record,
     return base.bump_generation(conn, provider_id, generation)
 
 
-def replace_all(conn, uuid, client_generation, records,
-                reserved_can_be_total=False, *, report=PUT_ERRORS,
+def replace_all(conn, uuid, client_generation, records, *,
+                reserved_can_be_total=False, report=PUT_ERRORS,
                 check_capacity=True):
     """Make ``{class: record}`` the provider's whole inventory.
 
@@ -163,7 +156,8 @@ def replace_all(conn, uuid, client_generation, records,
     interim inventory that its last step checks.  Returns the new
     generation.
     """
-    provider_id, generation = _locked(conn, uuid, client_generation)
+    provider_id, generation = base.lock_provider(
+        conn, uuid, client_generation, conflict=_GENERATION_CONFLICT)
     wanted = base.resource_class_ids(conn, records)
     missing = [name for name in records if name not in wanted]
     if missing:
@@ -177,7 +171,8 @@ def replace_all(conn, uuid, client_generation, records,
                if cid not in wanted.values()}
     def capacity():
         if check_capacity:
-            _check_capacity('update', uuid, records, reserved_can_be_total)
+            _check_capacity('update', uuid, records,
+                            reserved_can_be_total=reserved_can_be_total)
 
     if report['capacity_first']:
         capacity()
@@ -204,7 +199,7 @@ def replace_all(conn, uuid, client_generation, records,
 
 def delete(conn, uuid, class_name):
     """Remove one class from a provider; 404 if it does not have it."""
-    provider_id, generation = _locked(conn, uuid)
+    provider_id, generation = base.lock_provider(conn, uuid)
     missing = 'No inventory of class %s found for delete' % class_name
     class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
     if class_id is None:

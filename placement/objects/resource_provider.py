@@ -163,7 +163,7 @@ def _subtree_ids(conn, provider_id):
     return found
 
 
-def update(conn, uuid, name, parent_uuid, change_parent, allow_reparent):
+def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
     """Rename a provider and, if ``change_parent``, move it in the forest.
 
     Without ``allow_reparent`` (before microversion 1.37) a provider may

@@ -133,7 +133,7 @@ def set_provider_traits(conn, uuid, names, generation):
 
     Return (sorted trait names, new generation).
     """
-    provider_id = base.lock_provider_at(conn, uuid, generation)
+    provider_id, _ = base.lock_provider(conn, uuid, generation)
     trait_ids = base.resolve_traits(conn, names, 'No such trait {all}')
     _replace_provider_traits(conn, provider_id, trait_ids.values())
     new_generation = base.bump_generation(conn, provider_id, generation)
