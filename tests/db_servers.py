@@ -25,7 +25,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 
 GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so'
 # The loopback ports this project's multi-node tests use.
@@ -100,7 +100,7 @@ class _PrivateServer:
 
     def __init__(self, port=None):
         self.dir = tempfile.mkdtemp(prefix='placement-%s-' % self.backend)
-        self.port = port or conftest.free_port()
+        self.port = port or helpers.free_port()
 
     def wait_ready(self, timeout=60):
         wait_ready(self.url, timeout)

@@ -23,11 +23,11 @@ import uuid
 import httpx
 import sqlalchemy as sa
 
-import conftest
+import helpers
 from placement import tables
 
 VERSION = 'placement 1.39'
-HEADERS = dict(conftest.ADMIN_HEADERS, **{'openstack-api-version': VERSION})
+HEADERS = dict(helpers.ADMIN_HEADERS, **{'openstack-api-version': VERSION})
 PROJECT = str(uuid.uuid4())
 USER = str(uuid.uuid4())
 # A consumer without allocations; states are sorted (provider, class, used)
@@ -63,7 +63,7 @@ def expect_ok(response):
 
 @dataclasses.dataclass
 class Service:
-    servers: list          # conftest.Server, one per API process
+    servers: list          # helpers.Server, one per API process
     db_url: str
     # The end of the servers' logs once they stopped, for failure messages.
     log: str = ''
@@ -102,7 +102,7 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
     process reads from (``slave_connection``).
     """
     workdir = tempfile.mkdtemp(prefix='placement-stress-')
-    database = conftest.TestDatabase(backend, workdir, server_url=server_url)
+    database = helpers.TestDatabase(backend, workdir, server_url=server_url)
     servers = []
     try:
         url = database.url
@@ -116,9 +116,9 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
         for index, node in enumerate([None, *nodes]):
             directory = os.path.join(workdir, 'api%d' % index)
             os.mkdir(directory)
-            conftest.write_config(
+            helpers.write_config(
                 directory, _with_server(url, node) if node else url, extra)
-            servers.append(conftest.Server(directory, workers=workers))
+            servers.append(helpers.Server(directory, workers=workers))
         svc = Service(servers, url)
         try:
             yield svc

@@ -6,7 +6,7 @@ import httpx
 import sqlalchemy as sa
 
 import stress_support as stress
-from conftest import new_provider, version
+from helpers import new_provider, version
 
 
 

@@ -8,146 +8,15 @@ brute-force enumerator written independently below.
 """
 import itertools
 import tempfile
-import uuid as uuidlib
 
 import httpx
 import hypothesis
 from hypothesis import strategies as st
 import pytest
-import sqlalchemy as sa
 
-import conftest
-from placement import tables
-
-SHARING = 'MISC_SHARES_VIA_AGGREGATE'
-
-
-class World:
-    """Providers, inventories, usages, traits and aggregates, written
-    directly with SQLAlchemy Core and mirrored in Python for the checks."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        with engine.connect() as conn:
-            self.rc_ids = dict(conn.execute(sa.select(
-                tables.resource_classes.c.name,
-                tables.resource_classes.c.id)).all())
-            self.trait_ids = dict(conn.execute(sa.select(
-                tables.traits.c.name, tables.traits.c.id)).all())
-        self.next_id = 1
-        self.providers = {}     # name -> dict
-        self.aggs = {}          # aggregate name -> (id, uuid)
-
-    def clear(self):
-        with self.engine.begin() as conn:
-            # InnoDB checks the tree's self-references row by row.
-            conn.execute(tables.resource_providers.update().values(
-                root_provider_id=None, parent_provider_id=None))
-            for table in (tables.allocations, tables.inventories,
-                          tables.resource_provider_traits,
-                          tables.resource_provider_aggregates,
-                          tables.placement_aggregates,
-                          tables.resource_providers):
-                conn.execute(table.delete())
-
-    def _trait(self, conn, name):
-        if name not in self.trait_ids:
-            result = conn.execute(tables.traits.insert().values(name=name))
-            self.trait_ids[name] = result.inserted_primary_key[0]
-        return self.trait_ids[name]
-
-    def _resource_class(self, conn, name):
-        if name not in self.rc_ids:
-            rc_id = max(10000, max(self.rc_ids.values()) + 1)
-            conn.execute(tables.resource_classes.insert().values(
-                id=rc_id, name=name))
-            self.rc_ids[name] = rc_id
-
-    def _agg(self, conn, name):
-        if name not in self.aggs:
-            agg_uuid = str(uuidlib.uuid4())
-            result = conn.execute(
-                tables.placement_aggregates.insert().values(uuid=agg_uuid))
-            self.aggs[name] = (result.inserted_primary_key[0], agg_uuid)
-        return self.aggs[name][0]
-
-    def add(self, name, parent=None, inventory=None, used=None, traits=(),
-            aggs=()):
-        """A provider.  ``inventory``: {rc: total or dict of fields};
-        ``used``: {rc: amount already allocated}."""
-        rp_id = self.next_id
-        self.next_id += 1
-        parent_info = self.providers[parent] if parent else None
-        root_id = parent_info['root'] if parent_info else rp_id
-        info = {'id': rp_id, 'uuid': str(uuidlib.uuid4()), 'name': name,
-                'parent': parent, 'root': root_id, 'inventory': {},
-                'used': dict(used or {}), 'traits': set(traits),
-                'aggs': set(aggs)}
-        with self.engine.begin() as conn:
-            conn.execute(tables.resource_providers.insert().values(
-                id=rp_id, uuid=info['uuid'], name=name, generation=0,
-                root_provider_id=root_id,
-                parent_provider_id=parent_info['id'] if parent_info
-                else None))
-            for rc, spec in (inventory or {}).items():
-                self._resource_class(conn, rc)
-                fields = {'total': spec} if isinstance(spec, int) else spec
-                row = {'total': 0, 'reserved': 0, 'min_unit': 1,
-                       'max_unit': fields.get('total', 0),
-                       'step_size': 1, 'allocation_ratio': 1.0}
-                row.update(fields)
-                info['inventory'][rc] = row
-                conn.execute(tables.inventories.insert().values(
-                    resource_provider_id=rp_id,
-                    resource_class_id=self.rc_ids[rc], **row))
-            for rc, amount in info['used'].items():
-                # Two allocations, so that usage really is summed.
-                for part in (amount // 2, amount - amount // 2):
-                    if part:
-                        conn.execute(tables.allocations.insert().values(
-                            resource_provider_id=rp_id,
-                            resource_class_id=self.rc_ids[rc],
-                            consumer_id=str(uuidlib.uuid4()), used=part))
-            for trait in info['traits']:
-                conn.execute(tables.resource_provider_traits.insert().values(
-                    resource_provider_id=rp_id,
-                    trait_id=self._trait(conn, trait)))
-            for agg in info['aggs']:
-                conn.execute(
-                    tables.resource_provider_aggregates.insert().values(
-                        resource_provider_id=rp_id,
-                        aggregate_id=self._agg(conn, agg)))
-        self.providers[name] = info
-        return info['uuid']
-
-    def uuid(self, name):
-        return self.providers[name]['uuid']
-
-    def name_of(self, uuid):
-        return next(name for name, info in self.providers.items()
-                    if info['uuid'] == uuid)
-
-
-@pytest.fixture(scope='module')
-def world(database, server):
-    # The server created the schema and the standard names at start-up.
-    return World(database.engine())
-
-
-@pytest.fixture
-def w(world):
-    world.clear()
-    world.providers.clear()
-    world.aggs.clear()
-    yield world
-
-
-def get(client, version='1.39', **params):
-    response = client.get(
-        '/allocation_candidates', params=params,
-        headers={'openstack-api-version': 'placement %s' % version})
-    assert response.status_code == 200, response.text
-    return response.json()
+import helpers
+from helpers import (SHARING, TRAITS, get_candidates, group_st,
+                     provider_st)
 
 
 def named(world, body):
@@ -176,13 +45,13 @@ def test_capacity_units_and_step(client, w):
     w.add('max', inventory={'VCPU': {'total': 8, 'max_unit': 1}})
     w.add('step', inventory={'VCPU': {'total': 8, 'step_size': 4}})
     w.add('fine', inventory={'VCPU': 8})
-    body = get(client, resources='VCPU:2')
+    body = get_candidates(client, resources='VCPU:2')
     assert [list(item) for item in named(w, body)] == [['fine'], ['ratio']]
     summary = body['provider_summaries'][w.uuid('ratio')]
     assert summary['resources'] == {'VCPU': {'capacity': 8, 'used': 6}}
     assert summary['parent_provider_uuid'] is None
     assert summary['root_provider_uuid'] == w.uuid('ratio')
-    body = get(client, resources='VCPU:4')
+    body = get_candidates(client, resources='VCPU:4')
     assert {name for item in named(w, body) for name in item} == {
         'min', 'step', 'fine'}
 
@@ -192,18 +61,18 @@ def test_sharing_provider_serves_trees_of_its_aggregates(client, w):
     w.add('cn2', inventory={'VCPU': 8, 'DISK_GB': 100})
     w.add('ss', inventory={'DISK_GB': 1000}, traits={SHARING}, aggs={'A'})
     w.add('lonely_disk', inventory={'DISK_GB': 1000}, aggs={'A'})
-    body = get(client, resources='VCPU:1,DISK_GB:50')
+    body = get_candidates(client, resources='VCPU:1,DISK_GB:50')
     assert named(w, body) == [
         {'cn1': {'VCPU': 1}, 'ss': {'DISK_GB': 50}},
         {'cn2': {'DISK_GB': 50, 'VCPU': 1}},
     ]
     # Disk alone: every provider of disk once, however many trees the
     # sharing provider serves.
-    body = get(client, resources='DISK_GB:50')
+    body = get_candidates(client, resources='DISK_GB:50')
     assert sorted(name for item in named(w, body) for name in item) == [
         'cn2', 'lonely_disk', 'ss']
     # A forbidden trait keeps the sharing provider out.
-    body = get(client, resources='VCPU:1,DISK_GB:50',
+    body = get_candidates(client, resources='VCPU:1,DISK_GB:50',
                required='!' + SHARING)
     assert named(w, body) == [{'cn2': {'DISK_GB': 50, 'VCPU': 1}}]
 
@@ -214,13 +83,13 @@ def test_nested_spread_isolate_and_old_microversions(client, w):
           traits={'CUSTOM_N0'})
     w.add('numa1', parent='cn', inventory={'VCPU': 4, 'MEMORY_MB': 1024})
     w.add('pf', parent='numa1', inventory={'SRIOV_NET_VF': 8})
-    body = get(client, resources='VCPU:1,MEMORY_MB:512')
+    body = get_candidates(client, resources='VCPU:1,MEMORY_MB:512')
     assert len(body['allocation_requests']) == 4
     # Summaries cover whole trees from 1.29.
     assert len(body['provider_summaries']) == 4
     assert body['provider_summaries'][w.uuid('pf')][
         'parent_provider_uuid'] == w.uuid('numa1')
-    body = get(client, resources1='VCPU:1', resources2='MEMORY_MB:512',
+    body = get_candidates(client, resources1='VCPU:1', resources2='MEMORY_MB:512',
                group_policy='isolate')
     assert named(w, body) == [
         {'numa0': {'MEMORY_MB': 512}, 'numa1': {'VCPU': 1}},
@@ -232,17 +101,17 @@ def test_nested_spread_isolate_and_old_microversions(client, w):
         (w.uuid('numa0'), w.uuid('numa1')),
         (w.uuid('numa1'), w.uuid('numa0'))}
     # Collective required traits: one of the contributing providers.
-    body = get(client, resources='VCPU:1,SRIOV_NET_VF:1',
+    body = get_candidates(client, resources='VCPU:1,SRIOV_NET_VF:1',
                required='CUSTOM_N0')
     assert named(w, body) == [
         {'numa0': {'VCPU': 1}, 'pf': {'SRIOV_NET_VF': 1}}]
     # A trait of a provider that contributes nothing does not count.
-    assert get(client, resources='VCPU:1',
+    assert get_candidates(client, resources='VCPU:1',
                required='CUSTOM_ROOT')['allocation_requests'] == []
     # Before 1.29 a tree contributes one provider at most.
-    assert get(client, '1.28', resources='VCPU:1,SRIOV_NET_VF:1')[
+    assert get_candidates(client, '1.28', resources='VCPU:1,SRIOV_NET_VF:1')[
         'allocation_requests'] == []
-    body = get(client, '1.28', resources='VCPU:1,MEMORY_MB:512')
+    body = get_candidates(client, '1.28', resources='VCPU:1,MEMORY_MB:512')
     assert len(body['allocation_requests']) == 2
     assert len(body['provider_summaries']) == 2
 
@@ -250,10 +119,10 @@ def test_nested_spread_isolate_and_old_microversions(client, w):
 def test_summed_groups_respect_capacity_and_max_unit(client, w):
     w.add('small', inventory={'VGPU': {'total': 8, 'max_unit': 2}})
     w.add('big', inventory={'VGPU': 8}, used={'VGPU': 5})
-    body = get(client, resources='VGPU:1', resources1='VGPU:1',
+    body = get_candidates(client, resources='VGPU:1', resources1='VGPU:1',
                resources2='VGPU:1', group_policy='none')
     assert named(w, body) == [{'big': {'VGPU': 3}}]
-    body = get(client, resources1='VGPU:2', resources2='VGPU:2',
+    body = get_candidates(client, resources1='VGPU:2', resources2='VGPU:2',
                group_policy='none')
     # small: 4 > max_unit 2; big: 5 used + 4 > 8.
     assert body['allocation_requests'] == []
@@ -267,7 +136,7 @@ def test_same_subtree_and_resourceless_groups(client, w):
             w.add(nic + port, parent=nic,
                   inventory={'CUSTOM_VF': 2} if port == 'a'
                   else {'CUSTOM_VF': 2, 'CUSTOM_BW': 10})
-    body = get(client, resources_C='VCPU:1', required_C='CUSTOM_FOO',
+    body = get_candidates(client, resources_C='VCPU:1', required_C='CUSTOM_FOO',
                required_NIC='CUSTOM_NIC', resources_P1='CUSTOM_VF:1',
                resources_P2='CUSTOM_BW:1', same_subtree=['_NIC,_P1,_P2'],
                group_policy='none')
@@ -287,67 +156,67 @@ def test_root_required_and_member_of_via_root(client, w):
     w.add('cn1', traits={'CUSTOM_GOLD'}, aggs={'A'})
     w.add('cn1_numa', parent='cn1', inventory={'VCPU': 4})
     w.add('cn2', inventory={'VCPU': 4})
-    body = get(client, resources='VCPU:1', root_required='CUSTOM_GOLD')
+    body = get_candidates(client, resources='VCPU:1', root_required='CUSTOM_GOLD')
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
-    body = get(client, resources='VCPU:1', root_required='!CUSTOM_GOLD')
+    body = get_candidates(client, resources='VCPU:1', root_required='!CUSTOM_GOLD')
     assert named(w, body) == [{'cn2': {'VCPU': 1}}]
-    body = get(client, resources='VCPU:1', member_of=w.aggs['A'][1])
+    body = get_candidates(client, resources='VCPU:1', member_of=w.aggs['A'][1])
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
-    body = get(client, resources='VCPU:1', member_of='!' + w.aggs['A'][1])
+    body = get_candidates(client, resources='VCPU:1', member_of='!' + w.aggs['A'][1])
     assert named(w, body) == [{'cn2': {'VCPU': 1}}]
-    body = get(client, resources='VCPU:1', in_tree=w.uuid('cn1_numa'))
+    body = get_candidates(client, resources='VCPU:1', in_tree=w.uuid('cn1_numa'))
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
 
 
 def test_response_shapes_by_microversion(client, w):
     w.add('cn', inventory={'VCPU': 8, 'MEMORY_MB': 1024},
           traits={'CUSTOM_X'})
-    old = get(client, '1.10', resources='VCPU:1')
+    old = get_candidates(client, '1.10', resources='VCPU:1')
     assert old['allocation_requests'] == [{'allocations': [
         {'resource_provider': {'uuid': w.uuid('cn')},
          'resources': {'VCPU': 1}}]}]
     assert old['provider_summaries'] == {w.uuid('cn'): {
         'resources': {'VCPU': {'capacity': 8, 'used': 0}}}}
-    body = get(client, '1.17', resources='VCPU:1')
+    body = get_candidates(client, '1.17', resources='VCPU:1')
     assert body['allocation_requests'] == [{'allocations': {
         w.uuid('cn'): {'resources': {'VCPU': 1}}}}]
     assert body['provider_summaries'][w.uuid('cn')]['traits'] == [
         'CUSTOM_X']
-    body = get(client, '1.27', resources='VCPU:1')
+    body = get_candidates(client, '1.27', resources='VCPU:1')
     assert set(body['provider_summaries'][w.uuid('cn')]['resources']) == {
         'VCPU', 'MEMORY_MB'}
-    body = get(client, '1.34', resources='VCPU:1')
+    body = get_candidates(client, '1.34', resources='VCPU:1')
     assert body['allocation_requests'][0]['mappings'] == {
         '': [w.uuid('cn')]}
 
 
-def test_limit_and_bad_input(client, w):
+def test_limit(client, w):
     for index in range(5):
         w.add('cn%d' % index, inventory={'VCPU': 8})
-    body = get(client, resources='VCPU:1', limit='2')
+    body = get_candidates(client, resources='VCPU:1', limit='2')
     assert len(body['allocation_requests']) == 2
     assert len(body['provider_summaries']) == 2
-    for params, message in [
-            ({'resources': 'VCPU:0'}, 'requires amount >= 1'),
-            ({'resources': 'NOPE:1'}, 'No such resource class NOPE'),
-            ({'resources': 'VCPU:1', 'required': 'CUSTOM_NOPE'},
-             'No such trait(s): CUSTOM_NOPE'),
-            ({'resources': 'VCPU:1', 'limit': '0'}, "Failed validating"),
-            ({'resources1': 'VCPU:1', 'resources2': 'VCPU:1'},
-             'group_policy'),
-            ({'resources': 'VCPU:1', 'same_subtree': '_X'},
-             'same_subtree'),
-            ({'resources': 'VCPU:1', 'required': 'CUSTOM_A,!CUSTOM_A'},
-             'Conflicting required and forbidden')]:
-        response = client.get('/allocation_candidates', params=params)
-        assert response.status_code == 400, params
-        assert message in response.json()['errors'][0]['detail'], params
+
+
+@pytest.mark.parametrize('params, message', [
+    ({'resources': 'VCPU:0'}, 'requires amount >= 1'),
+    ({'resources': 'NOPE:1'}, 'No such resource class NOPE'),
+    ({'resources': 'VCPU:1', 'required': 'CUSTOM_NOPE'},
+     'No such trait(s): CUSTOM_NOPE'),
+    ({'resources': 'VCPU:1', 'limit': '0'}, "Failed validating"),
+    ({'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}, 'group_policy'),
+    ({'resources': 'VCPU:1', 'same_subtree': '_X'}, 'same_subtree'),
+    ({'resources': 'VCPU:1', 'required': 'CUSTOM_A,!CUSTOM_A'},
+     'Conflicting required and forbidden'),
+])
+def test_bad_input(client, params, message):
+    response = client.get('/allocation_candidates', params=params)
+    assert response.status_code == 400
+    assert message in response.json()['errors'][0]['detail']
 
 
 # -- property test against a brute-force enumerator -------------------------
 
-RCS = ('VCPU', 'DISK_GB')
-TRAITS = ('CUSTOM_A', 'CUSTOM_B')
 
 
 def _fits(info, rc, amount):
@@ -431,28 +300,6 @@ def returned(body):
     return found
 
 
-inventory_st = st.fixed_dictionaries({
-    'total': st.integers(1, 8), 'reserved': st.sampled_from([0, 0, 1]),
-    'min_unit': st.sampled_from([1, 1, 1, 2]), 'max_unit': st.integers(2, 8),
-    'step_size': st.sampled_from([1, 1, 1, 2]),
-    'allocation_ratio': st.sampled_from([1.0, 1.0, 1.5])})
-provider_st = st.fixed_dictionaries({
-    'inventory': st.dictionaries(st.sampled_from(RCS), inventory_st,
-                                 min_size=1, max_size=2),
-    'used': st.dictionaries(st.sampled_from(RCS), st.integers(0, 2),
-                            max_size=2),
-    'traits': st.sets(st.sampled_from(TRAITS)),
-    'aggs': st.sets(st.sampled_from(['A', 'B'])),
-    'sharing': st.booleans(),
-    # Index of the parent among the providers made before (None: a root).
-    'parent': st.one_of(st.none(), st.integers(0, 5)),
-})
-group_st = st.fixed_dictionaries({
-    'resources': st.dictionaries(st.sampled_from(RCS), st.integers(1, 2),
-                                 min_size=1, max_size=2),
-    'required': st.sets(st.sampled_from(TRAITS), max_size=1),
-    'forbidden': st.sets(st.sampled_from(TRAITS), max_size=1),
-})
 
 
 @hypothesis.settings(
@@ -501,7 +348,7 @@ def test_candidates_match_brute_force(client, world, providers, groups,
     with world.engine.begin() as conn:
         for trait in TRAITS:
             world._trait(conn, trait)
-    body = get(client, **params)
+    body = get_candidates(client, **params)
     found = returned(body)
     hypothesis.event('candidates: %s' % min(len(found), 3))
     assert len(found) == len(set(found)), 'duplicate candidates'
@@ -524,10 +371,10 @@ def configured(database, world):
         workdir = tempfile.mkdtemp(prefix='ac-', dir=database.workdir)
         extra = '[placement]\n' + ''.join(
             '%s = %s\n' % item for item in options.items())
-        conftest.write_config(workdir, database.url, extra)
-        server = conftest.Server(workdir)
+        helpers.write_config(workdir, database.url, extra)
+        server = helpers.Server(workdir)
         client = httpx.Client(base_url=server.url,
-                              headers=conftest.ADMIN_HEADERS, timeout=30)
+                              headers=helpers.ADMIN_HEADERS, timeout=30)
         started.append((server, client))
         return client
 
@@ -557,12 +404,12 @@ def test_max_candidates_depth_and_breadth_first(configured, w):
     breadth = configured(max_allocation_candidates=3,
                          allocation_candidates_generation_strategy=
                          'breadth-first')
-    roots = _roots(w, get(depth, resources='VCPU:1'))
+    roots = _roots(w, get_candidates(depth, resources='VCPU:1'))
     assert len(roots) == 3 and len(set(roots)) == 2
-    roots = _roots(w, get(breadth, resources='VCPU:1'))
+    roots = _roots(w, get_candidates(breadth, resources='VCPU:1'))
     assert len(roots) == 3 and len(set(roots)) == 3
     # A limit below the bound still applies.
-    assert len(get(depth, resources='VCPU:1', limit='1')[
+    assert len(get_candidates(depth, resources='VCPU:1', limit='1')[
         'allocation_requests']) == 1
 
 
@@ -571,7 +418,7 @@ def test_randomized_candidates_are_a_sample(configured, w):
     client = configured(randomize_allocation_candidates='true')
     seen = set()
     for _ in range(20):
-        body = get(client, resources='VCPU:1', limit='2')
+        body = get_candidates(client, resources='VCPU:1', limit='2')
         picked = [w.name_of(uuid) for request in body['allocation_requests']
                   for uuid in request['allocations']]
         assert len(picked) == 2 and len(set(picked)) == 2
@@ -582,4 +429,4 @@ def test_randomized_candidates_are_a_sample(configured, w):
         seen.add(frozenset(picked))
     # 28 possible pairs: twenty draws all alike would mean no sampling.
     assert len(seen) > 1
-    assert len(get(client, resources='VCPU:1')['allocation_requests']) == 8
+    assert len(get_candidates(client, resources='VCPU:1')['allocation_requests']) == 8

@@ -1,57 +1,14 @@
 """Allocations over real HTTP: body shapes per microversion, capacity rules,
 consumer generations and the consumer bookkeeping, and concurrent writers."""
 import concurrent.futures
-import uuid
 
 import httpx
 import sqlalchemy as sa
-from conftest import version
 
-PROJECT = 'c5d4c0a0-4f2e-4a39-9a55-6a0c1f7e5a01'
-USER = 'e1e2c7f4-7b6f-4d0b-9d16-1c1c6e0f7b02'
+from helpers import (PROJECT, USER, body, error, generation, make_provider,
+                     new_uuid, put, version)
+
 INCOMPLETE = '00000000-0000-0000-0000-000000000000'
-
-
-
-
-def new_uuid():
-    return str(uuid.uuid4())
-
-
-def make_provider(client, inventories, parent=None):
-    """A new provider with ``{class: record}`` inventory; its uuid."""
-    rp = new_uuid()
-    body = {'name': 'rp-' + rp, 'uuid': rp}
-    if parent:
-        body['parent_provider_uuid'] = parent
-    assert client.post('/resource_providers', json=body).status_code == 200
-    response = client.put('/resource_providers/%s/inventories' % rp, json={
-        'resource_provider_generation': 0, 'inventories': inventories})
-    assert response.status_code == 200, response.text
-    return rp
-
-
-def generation(client, rp):
-    return client.get('/resource_providers/%s' % rp).json()['generation']
-
-
-def body(allocations, consumer_generation=None, consumer_type='INSTANCE',
-         project=PROJECT, user=USER):
-    """A PUT /allocations body at the latest microversion."""
-    return {'allocations': {rp: {'resources': res}
-                            for rp, res in allocations.items()},
-            'consumer_generation': consumer_generation,
-            'consumer_type': consumer_type,
-            'project_id': project, 'user_id': user}
-
-
-def put(client, consumer, allocations, **kwargs):
-    return client.put('/allocations/%s' % consumer,
-                      json=body(allocations, **kwargs))
-
-
-def error(response):
-    return response.json()['errors'][0]
 
 
 def test_put_get_delete_latest(client):

@@ -695,7 +695,7 @@ def assert_error_document(response, version):
 
 
 @pytest.fixture(scope='module')
-def world(server):
+def seeded(server):
     """Two providers, a custom class and trait in use, one consumer."""
     with httpx.Client(base_url=server.url, headers=ADMIN_HEADERS,
                       timeout=30) as http:
@@ -716,9 +716,9 @@ def world(server):
 
 
 @pytest.mark.parametrize('case', _params())
-def test_bad_input_is_a_4xx_error_document(world, server, case):
+def test_bad_input_is_a_4xx_error_document(seeded, server, case):
     mark = log_mark(server)
-    response = world.request(case.method, case.path, content=case.content(),
+    response = seeded.request(case.method, case.path, content=case.content(),
                              headers=case.headers())
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
@@ -789,10 +789,10 @@ def _route_methods():
     ('placement 1.40', 406), ('placement 2.0', 406),
     ('placement 1.x', 400), ('placement 1', 400)])
 @pytest.mark.parametrize('method,path', _route_methods())
-def test_every_route_refuses_bad_microversions(world, server, method, path,
+def test_every_route_refuses_bad_microversions(seeded, server, method, path,
                                                header, status):
     mark = log_mark(server)
-    response = world.request(method, path, headers={
+    response = seeded.request(method, path, headers={
         'openstack-api-version': header})
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
@@ -808,25 +808,25 @@ def test_every_route_refuses_bad_microversions(world, server, method, path,
 @pytest.mark.parametrize('method,path', [
     pytest.param(m, p, id='%s-%s' % (m, p.replace(RP, '{uuid}').replace(
         CONSUMER, '{consumer}'))) for m, p in JSON_WRITES])
-def test_every_json_write_refuses_bad_bodies(world, server, method, path,
+def test_every_json_write_refuses_bad_bodies(seeded, server, method, path,
                                              body, content_type, status):
     # Every write bumps some provider's generation: the list shows them.
-    before = world.get(RPS).json()
+    before = seeded.get(RPS).json()
     headers = dict(SERVICE) if path == '/reshaper' else {}
     if content_type:
         headers['content-type'] = content_type
     mark = log_mark(server)
-    response = world.request(method, path, content=body, headers=headers)
+    response = seeded.request(method, path, content=body, headers=headers)
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
     assert response.status_code == status, response.text
     assert_error_document(response, microversions.MAX)
-    assert world.get(RPS).json() == before
+    assert seeded.get(RPS).json() == before
 
 
 @pytest.mark.parametrize('version', ['1.0', '1.22', '1.23', 'latest'])
-def test_error_code_appears_from_1_23(world, version):
-    response = world.get(RPS + '/' + UNKNOWN,
+def test_error_code_appears_from_1_23(seeded, version):
+    response = seeded.get(RPS + '/' + UNKNOWN,
                          headers={'openstack-api-version':
                                   'placement ' + version})
     assert response.status_code == 404
@@ -835,10 +835,10 @@ def test_error_code_appears_from_1_23(world, version):
         assert error['code'] == 'placement.undefined_code'
 
 
-def test_errors_are_json_without_any_accept_header(world, server):
+def test_errors_are_json_without_any_accept_header(seeded, server):
     # httpx sends "Accept: */*" unless told otherwise; the fault handler
     # must still answer JSON.
-    response = world.get(RPS + '/' + UNKNOWN, headers={'accept': '*/*'})
+    response = seeded.get(RPS + '/' + UNKNOWN, headers={'accept': '*/*'})
     assert response.status_code == 404
     assert_error_document(response, microversions.MAX)
 
@@ -851,9 +851,9 @@ HUGE_QUERIES = [
     AC + '?resources=VCPU:%d' % HUGE,
 ]
 @pytest.mark.parametrize('path', HUGE_QUERIES)
-def test_amounts_beyond_any_column_find_nothing(world, server, path):
+def test_amounts_beyond_any_column_find_nothing(seeded, server, path):
     mark = log_mark(server)
-    response = world.get(path)
+    response = seeded.get(path)
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
     assert response.status_code == 200, response.text
@@ -861,9 +861,9 @@ def test_amounts_beyond_any_column_find_nothing(world, server, path):
 
 
 @pytest.mark.parametrize('limit', [INT32_OVER, INT64_OVER, HUGE])
-def test_candidate_limit_beyond_any_column_is_no_limit(world, server, limit):
+def test_candidate_limit_beyond_any_column_is_no_limit(seeded, server, limit):
     mark = log_mark(server)
-    response = world.get(AC + '?resources=VCPU:1&limit=%d' % limit)
+    response = seeded.get(AC + '?resources=VCPU:1&limit=%d' % limit)
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
     assert response.status_code == 200, response.text
@@ -906,114 +906,131 @@ def assert_refused(response, status):
                  id='one-bad-type'),
 ], )
 def test_put_inventories_with_one_bad_record_changes_nothing(
-        world, inventories, status):
-    before = both_states(world)
+        seeded, inventories, status):
+    before = both_states(seeded)
     generation = before[0]['provider']['generation']
-    response = world.put(INV, json=inventory_put(inventories, generation))
+    response = seeded.put(INV, json=inventory_put(inventories, generation))
     assert_refused(response, status)
-    assert both_states(world) == before
+    assert both_states(seeded) == before
 
 
-def test_post_allocations_with_one_bad_consumer_writes_none(world):
-    before = both_states(world)
+@pytest.mark.parametrize('bad_body, status', [
+    pytest.param(allocation_body({'VCPU': 1}, provider=UNKNOWN), 400,
+                 id='unknown-provider'),
+    pytest.param(allocation_body({'VCPU': 100}, provider=RP2), 409,
+                 id='over-capacity'),
+    pytest.param(allocation_body({'DISK_GB': 1}, provider=RP2), 409,
+                 id='no-such-inventory'),
+    pytest.param(allocation_body({'VCPU': 1}, provider=RP2, generation=5),
+                 409, id='stale-consumer-generation'),
+])
+def test_post_allocations_with_one_bad_consumer_writes_none(
+        seeded, bad_body, status):
+    before = both_states(seeded)
     good, bad = str(uuid.uuid4()), str(uuid.uuid4())
-    for bad_body, status in (
-            (allocation_body({'VCPU': 1}, provider=UNKNOWN), 400),
-            (allocation_body({'VCPU': 100}, provider=RP2), 409),
-            (allocation_body({'DISK_GB': 1}, provider=RP2), 409),
-            (allocation_body({'VCPU': 1}, provider=RP2, generation=5), 409)):
-        response = world.post('/allocations', json={
-            good: allocation_body({'VCPU': 1, 'MEMORY_MB': 64}),
-            bad: bad_body})
-        assert_refused(response, status)
-        for consumer in (good, bad):
-            assert world.get('/allocations/' + consumer).json() == {
-                'allocations': {}}
-        assert both_states(world) == before
+    response = seeded.post('/allocations', json={
+        good: allocation_body({'VCPU': 1, 'MEMORY_MB': 64}),
+        bad: bad_body})
+    assert_refused(response, status)
+    for consumer in (good, bad):
+        assert seeded.get('/allocations/' + consumer).json() == {
+            'allocations': {}}
+    assert both_states(seeded) == before
 
 
-def test_post_allocations_bad_move_keeps_the_old_allocations(world):
+def test_post_allocations_bad_move_keeps_the_old_allocations(seeded):
     # Moving CONSUMER off RP while another consumer overflows RP2: the
     # move must not happen either.
-    before = both_states(world)
-    current = world.get(ALLOC).json()
-    response = world.post('/allocations', json={
+    before = both_states(seeded)
+    current = seeded.get(ALLOC).json()
+    response = seeded.post('/allocations', json={
         CONSUMER: allocation_body({'VCPU': 1}, provider=RP2,
                                   generation=current['consumer_generation']),
         str(uuid.uuid4()): allocation_body({'VCPU': 100}, provider=RP2)})
     assert_refused(response, 409)
-    assert world.get(ALLOC).json() == current
-    assert both_states(world) == before
+    assert seeded.get(ALLOC).json() == current
+    assert both_states(seeded) == before
 
 
-def test_put_allocations_over_capacity_on_one_provider_writes_none(world):
-    before = both_states(world)
+def test_put_allocations_over_capacity_on_one_provider_writes_none(seeded):
+    before = both_states(seeded)
     consumer = '/allocations/' + str(uuid.uuid4())
     body = allocation_body({'VCPU': 1})
     body['allocations'][RP2] = {'resources': {'VCPU': 100}}
-    assert_refused(world.put(consumer, json=body), 409)
-    assert world.get(consumer).json() == {'allocations': {}}
-    assert both_states(world) == before
+    assert_refused(seeded.put(consumer, json=body), 409)
+    assert seeded.get(consumer).json() == {'allocations': {}}
+    assert both_states(seeded) == before
 
 
-def test_reshaper_with_a_bad_part_changes_nothing(world):
-    before = both_states(world)
+@pytest.mark.parametrize('case', [
+    'unknown-provider', 'stale-generation', 'shrink-below-use'])
+def test_reshaper_with_a_bad_part_changes_nothing(seeded, case):
+    before = both_states(seeded)
     generations = [s['provider']['generation'] for s in before]
-    current = world.get(ALLOC).json()
-    good_inventories = {
+    current = seeded.get(ALLOC).json()
+    inventories = {
         RP: inventory_put({'VCPU': {'total': 8}, 'MEMORY_MB': {'total': 1},
                            CLASS: {'total': 4}}, generations[0]),
         RP2: inventory_put({'VCPU': {'total': 1}}, generations[1])}
-    for inventories, allocations, status in (
-            # The inventories are fine, a consumer names an unknown one.
-            (good_inventories,
-             {CONSUMER: allocation_body(
-                 {'VCPU': 1}, provider=UNKNOWN,
-                 generation=current['consumer_generation'])}, 400),
-            # The allocations are fine, the second provider's generation
-            # is stale.
-            (dict(good_inventories, **{RP2: inventory_put(
-                {'VCPU': {'total': 1}}, generations[1] + 5)}),
-             {CONSUMER: allocation_body(
-                 {'VCPU': 1}, provider=RP2,
-                 generation=current['consumer_generation'])}, 409),
-            # Shrinking RP's VCPU below what stays allocated there.
-            ({RP: inventory_put({'MEMORY_MB': {'total': 1},
-                                 CLASS: {'total': 4}}, generations[0])},
-             {}, 409)):
-        response = world.post('/reshaper', headers=SERVICE, json={
-            'inventories': inventories, 'allocations': allocations})
-        assert_refused(response, status)
-        assert world.get(ALLOC).json() == current
-        assert both_states(world) == before
+    if case == 'unknown-provider':
+        # The inventories are fine, a consumer names an unknown provider.
+        allocations = {CONSUMER: allocation_body(
+            {'VCPU': 1}, provider=UNKNOWN,
+            generation=current['consumer_generation'])}
+        status = 400
+    elif case == 'stale-generation':
+        # The allocations are fine, the second provider's generation is
+        # stale.
+        inventories[RP2] = inventory_put({'VCPU': {'total': 1}},
+                                         generations[1] + 5)
+        allocations = {CONSUMER: allocation_body(
+            {'VCPU': 1}, provider=RP2,
+            generation=current['consumer_generation'])}
+        status = 409
+    else:
+        # Shrinking RP's VCPU below what stays allocated there.
+        inventories = {RP: inventory_put({'MEMORY_MB': {'total': 1},
+                                          CLASS: {'total': 4}},
+                                         generations[0])}
+        allocations, status = {}, 409
+    response = seeded.post('/reshaper', headers=SERVICE, json={
+        'inventories': inventories, 'allocations': allocations})
+    assert_refused(response, status)
+    assert seeded.get(ALLOC).json() == current
+    assert both_states(seeded) == before
 
 
-def test_provider_traits_with_one_unknown_trait_changes_nothing(world):
-    before = both_states(world)
-    response = world.put(RP_URL + '/traits', json={
+def test_provider_traits_with_one_unknown_trait_changes_nothing(seeded):
+    before = both_states(seeded)
+    response = seeded.put(RP_URL + '/traits', json={
         'traits': ['HW_CPU_X86_AVX', 'CUSTOM_NOPE'],
         'resource_provider_generation': before[0]['provider']['generation']})
     assert_refused(response, 400)
-    assert both_states(world) == before
+    assert both_states(seeded) == before
 
 
-def test_failed_provider_create_leaves_no_provider(world):
+@pytest.mark.parametrize('body, status', [
+    pytest.param({'name': 'orphan', 'parent_provider_uuid': UNKNOWN}, 400,
+                 id='unknown-parent'),
+    pytest.param({'name': 'rp1'}, 409, id='duplicate-name'),
+])
+def test_failed_provider_create_leaves_no_provider(seeded, body, status):
     new = str(uuid.uuid4())
-    for body, status in (
-            ({'name': 'orphan', 'uuid': new,
-              'parent_provider_uuid': UNKNOWN}, 400),
-            ({'name': 'rp1', 'uuid': new}, 409)):
-        assert_refused(world.post(RPS, json=body), status)
-        assert world.get(RPS + '/' + new).status_code == 404
-    names = [p['name'] for p in world.get(RPS).json()['resource_providers']]
+    assert_refused(seeded.post(RPS, json=dict(body, uuid=new)), status)
+    assert seeded.get(RPS + '/' + new).status_code == 404
+    names = [p['name'] for p in seeded.get(RPS).json()['resource_providers']]
     assert sorted(names) == ['rp1', 'rp2']
 
 
-def test_failed_provider_update_keeps_name_and_generation(world):
-    before = both_states(world)
-    for body, status in (({'name': 'rp2'}, 409),
-                         ({'name': 'rp1', 'parent_provider_uuid': RP}, 400),
-                         ({'name': 'renamed',
-                           'parent_provider_uuid': UNKNOWN}, 400)):
-        assert_refused(world.put(RP_URL, json=body), status)
-        assert both_states(world) == before
+@pytest.mark.parametrize('body, status', [
+    pytest.param({'name': 'rp2'}, 409, id='duplicate-name'),
+    pytest.param({'name': 'rp1', 'parent_provider_uuid': RP}, 400,
+                 id='own-parent'),
+    pytest.param({'name': 'renamed', 'parent_provider_uuid': UNKNOWN}, 400,
+                 id='unknown-parent'),
+])
+def test_failed_provider_update_keeps_name_and_generation(seeded, body,
+                                                          status):
+    before = both_states(seeded)
+    assert_refused(seeded.put(RP_URL, json=body), status)
+    assert both_states(seeded) == before

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 import stress_support as stress
 
 # Isolation levels the service's connections are put in, per backend,
@@ -44,7 +44,7 @@ SHOW_ISOLATION = {
 def _runs():
     runs = [('sqlite', None, 2)]
     for backend in ('mysql', 'postgresql'):
-        if backend in conftest.BACKENDS:
+        if backend in helpers.BACKENDS:
             runs += [(backend, level, 4) for level in ISOLATION[backend]]
     return [pytest.param(backend, level, workers, dataset,
                          id='-'.join(filter(None, (backend, level,
@@ -98,7 +98,7 @@ def test_no_over_commit_under_concurrent_claims(backend, isolation, workers,
 
 def _backends():
     return [pytest.param(backend, 2 if backend == 'sqlite' else 4,
-                         id=backend) for backend in conftest.BACKENDS]
+                         id=backend) for backend in helpers.BACKENDS]
 
 
 def _race(url, requests):

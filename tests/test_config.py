@@ -8,7 +8,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 from placement import conf as placement_conf
 from placement import db
 from placement import migration
@@ -17,7 +17,7 @@ API = os.path.join(os.path.dirname(sys.executable), 'placement-api')
 
 
 def start_api(config_dir, env=None):
-    port = conftest.free_port()
+    port = helpers.free_port()
     return subprocess.run(
         [API, '--bind', '127.0.0.1:%d' % port, '--workers', '1'],
         capture_output=True, text=True, timeout=60,
@@ -32,7 +32,7 @@ def start_api(config_dir, env=None):
     ('placement_database', 'sync_on_startup', 'perhaps'),
 ])
 def test_bad_option_value_is_one_line(tmp_path, section, option, value):
-    conftest.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
+    helpers.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
     with open(tmp_path / 'placement.conf', 'a') as f:
         f.write('[%s]\n%s = %s\n' % (section, option, value))
     result = start_api(str(tmp_path))
@@ -50,8 +50,8 @@ def test_bad_option_value_is_one_line(tmp_path, section, option, value):
      'database error'),
 ])
 def test_bad_database_is_one_line(tmp_path, url, expected):
-    url = url % {'port': conftest.free_port()}
-    conftest.write_config(str(tmp_path), url)
+    url = url % {'port': helpers.free_port()}
+    helpers.write_config(str(tmp_path), url)
     result = start_api(str(tmp_path))
     assert result.returncode != 0
     assert 'Traceback' not in result.stderr
@@ -83,7 +83,7 @@ def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
     config_dir = tmp_path / 'empty'
     state = tmp_path / 'state'
     config_dir.mkdir()
-    server = conftest.Server(str(config_dir),
+    server = helpers.Server(str(config_dir),
                              env={'XDG_STATE_HOME': str(state)})
     try:
         response = httpx.get(server.url + '/', timeout=10)
@@ -114,7 +114,7 @@ def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
 def test_pymysql_tls_only_when_configured(tmp_path, url, disabled):
     # Without TLS settings new connections skip PyMySQL's TLS context.
     conf = placement_conf.load(
-        config_files=[conftest.write_config(str(tmp_path), url)])
+        config_files=[helpers.write_config(str(tmp_path), url)])
     engine = db.create_engine(conf)
     seen = {}
 

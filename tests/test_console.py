@@ -17,8 +17,8 @@ import sqlalchemy as sa
 
 from browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
                              chromium, need_browser, open_page, wait_state)
-import conftest
-from conftest import ADMIN_HEADERS, Server, write_config
+import helpers
+from helpers import ADMIN_HEADERS, Server, write_config
 from placement import conf as placement_conf
 from placement import db
 from placement import tables
@@ -132,7 +132,7 @@ def seed(client):
 @pytest.fixture(scope='module')
 def server():
     workdir = tempfile.mkdtemp(prefix='placement-console-')
-    write_config(workdir, conftest.TestDatabase('sqlite', workdir).url)
+    write_config(workdir, helpers.TestDatabase('sqlite', workdir).url)
     srv = Server(workdir)
     yield srv
     srv.stop()
@@ -422,7 +422,7 @@ def test_keystone_asks_for_a_token():
     """Under keystone the files load without a token, the data does not:
     the page asks for one and keeps it in sessionStorage only."""
     workdir = tempfile.mkdtemp(prefix='placement-console-ks-')
-    path = write_config(workdir, conftest.TestDatabase('sqlite', workdir).url)
+    path = write_config(workdir, helpers.TestDatabase('sqlite', workdir).url)
     with open(path) as f:
         text = f.read().replace('auth_strategy = noauth2',
                                 'auth_strategy = keystone')
@@ -459,7 +459,7 @@ def test_ten_thousand_providers():
     usage included, is complete within 2 s."""
     need_browser()
     workdir = tempfile.mkdtemp(prefix='placement-console-10k-')
-    db = conftest.TestDatabase('sqlite', workdir)
+    db = helpers.TestDatabase('sqlite', workdir)
     write_config(workdir, db.url)
     # Two workers, as ./run-server and the default on two cores.
     srv = Server(workdir, workers=2)

@@ -20,7 +20,7 @@ import os_traits
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 from placement import migration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -195,7 +195,7 @@ def upstream(database):
         before = schema_snapshot(engine)
         # The service's own configuration, minus the start-up migration:
         # an operator runs db sync by hand.
-        config = conftest.write_config(database.workdir, database.url)
+        config = helpers.write_config(database.workdir, database.url)
         with open(config) as f:
             text = f.read().replace('sync_on_startup = True',
                                     'sync_on_startup = False')
@@ -233,8 +233,8 @@ def test_status_check_passes(upstream):
 
 @pytest.fixture(scope='module')
 def client(upstream, database):
-    srv = conftest.Server(database.workdir)
-    with httpx.Client(base_url=srv.url, headers=conftest.ADMIN_HEADERS,
+    srv = helpers.Server(database.workdir)
+    with httpx.Client(base_url=srv.url, headers=helpers.ADMIN_HEADERS,
                       timeout=30) as http:
         yield http
     srv.stop()

@@ -19,18 +19,18 @@ from hypothesis import strategies as st
 import pytest
 import webob.multidict
 
-import conftest
+import helpers
 from placement import microversions
 from placement import query
 from placement.objects import explain as explain_mod
-from test_allocation_candidates import (  # noqa: F401 (fixtures)
-    SHARING, TRAITS, get, group_st, provider_st, w, world)
+from helpers import (SHARING, TRAITS, get_candidates, group_st,
+                     provider_st)
 
 PATH = '/allocation_candidates/explain'
 
 
 def explain(client, version='1.39', **params):
-    response = client.get(PATH, params=params, headers=conftest.version(
+    response = client.get(PATH, params=params, headers=helpers.version(
         version))
     assert response.status_code == 200, response.text
     return response.json()
@@ -321,7 +321,7 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
             assert step['remaining'] == left
     body = explain(client, **params)
     assert body['candidates'] == count == len(
-        get(client, **params)['allocation_requests'])
+        get_candidates(client, **params)['allocation_requests'])
     hypothesis.event('candidates: %s' % min(count, 3))
 
 
@@ -341,9 +341,9 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
 ])
 def test_bad_queries_answer_as_the_list_does(client, version, params):
     listed = client.get('/allocation_candidates', params=params,
-                        headers=conftest.version(version))
+                        headers=helpers.version(version))
     explained = client.get(PATH, params=params,
-                           headers=conftest.version(version))
+                           headers=helpers.version(version))
     assert listed.status_code == explained.status_code == 400
     strip = re.compile(r'req-[0-9a-f-]+')
     assert strip.sub('', explained.text) == strip.sub('', listed.text)
@@ -352,7 +352,7 @@ def test_bad_queries_answer_as_the_list_does(client, version, params):
 def test_microversion_and_policy(client, w):
     w.add('cn', inventory={'VCPU': 8})
     response = client.get(PATH, params={'resources': 'VCPU:1'},
-                          headers=conftest.version('1.9'))
+                          headers=helpers.version('1.9'))
     assert response.status_code == 404
     body = explain(client, version='1.10', resources='VCPU:1')
     assert body['candidates'] == 1
@@ -407,13 +407,13 @@ def test_empty_answer_is_explained_in_the_log(server, client, w):
 
 def test_explain_empty_results_turned_off(database, world):
     workdir = tempfile.mkdtemp(prefix='explain-', dir=database.workdir)
-    conftest.write_config(workdir, database.url,
+    helpers.write_config(workdir, database.url,
                           '[placement]\nexplain_empty_results = False\n')
-    server = conftest.Server(workdir)
+    server = helpers.Server(workdir)
     try:
         response = httpx.get(server.url + '/allocation_candidates',
                              params={'resources': 'VCPU:100000'},
-                             headers=conftest.ADMIN_HEADERS)
+                             headers=helpers.ADMIN_HEADERS)
         assert response.status_code == 200
         assert response.json()['allocation_requests'] == []
         assert 'no allocation candidates' not in server.log()
@@ -437,7 +437,7 @@ def test_every_query_shape_counts_as_the_list(client, w, version, params):
     w.add('ss', inventory={'DISK_GB': 100}, traits={SHARING}, aggs={'A'})
     w.add('cn2', inventory={'VCPU': 8}, aggs={'A'})
     listed = client.get('/allocation_candidates', params=params,
-                        headers=conftest.version(version))
+                        headers=helpers.version(version))
     assert listed.status_code == 200, listed.text
     body = explain(client, version=version, **params)
     assert body['candidates'] == len(listed.json()['allocation_requests'])

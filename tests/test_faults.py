@@ -21,7 +21,7 @@ import httpx
 import psutil
 import pytest
 
-import conftest
+import helpers
 import db_servers
 import stress_support as stress
 
@@ -119,7 +119,7 @@ def test_database_restart_mid_load(private_db, capsys):
     stress.assert_sound(load, check, svc.log, allow_503=True)
 
 
-@pytest.mark.parametrize('backend', conftest.BACKENDS)
+@pytest.mark.parametrize('backend', helpers.BACKENDS)
 def test_worker_killed_mid_load(backend, capsys):
     workers = 2 if backend == 'sqlite' else 4
     kills = 2

@@ -22,7 +22,7 @@ import uuid
 import httpx
 import pytest
 
-import conftest
+import helpers
 import placement
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -169,7 +169,7 @@ class Httpd:
 
     def __init__(self, workdir):
         self.workdir = workdir
-        self.port = conftest.free_port()
+        self.port = helpers.free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         # The daemon user writes the SQLite database and the logs here.
         os.chmod(workdir, 0o755)
@@ -223,7 +223,7 @@ class Httpd:
 
 @pytest.fixture(scope='module')
 def httpd(database):
-    conftest.write_config(database.workdir, database.url)
+    helpers.write_config(database.workdir, database.url)
     server = Httpd(database.workdir)
     yield server
     server.stop()
@@ -231,7 +231,7 @@ def httpd(database):
 
 @pytest.fixture
 def http(httpd):
-    with httpx.Client(base_url=httpd.url, headers=conftest.ADMIN_HEADERS,
+    with httpx.Client(base_url=httpd.url, headers=helpers.ADMIN_HEADERS,
                       timeout=30) as client:
         yield client
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 import stress_support as stress
-from conftest import allocate, new_provider, version
+from helpers import allocate, new_provider, version
 
 MAX_INT = 2147483647
 DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,

@@ -25,7 +25,7 @@ import pytest
 
 import browser_support
 from browser_support import By
-import conftest
+import helpers
 
 KEYSTONE_VENV = os.environ.get(
     'PLACEMENT_TEST_KEYSTONE_VENV',
@@ -49,7 +49,7 @@ SERVICE_PASSWORD = 'service-secret'
 STEP_TIMEOUT = 300
 
 
-class Keystone(conftest.BackgroundProcess):
+class Keystone(helpers.BackgroundProcess):
     """keystone-manage prepared SQLite database and keys, served by
     gunicorn."""
 
@@ -58,7 +58,7 @@ class Keystone(conftest.BackgroundProcess):
 
     def __init__(self, workdir):
         self.workdir = workdir
-        self.port = conftest.free_port()
+        self.port = helpers.free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         self.conf = os.path.join(workdir, 'keystone.conf')
         with open(self.conf, 'w') as f:
@@ -186,7 +186,7 @@ def server(keystone):
                 'password = %s\n'
                 % (os.path.join(workdir, 'placement.sqlite'), keystone.url,
                    keystone.url, PLACEMENT_PASSWORD))
-    srv = conftest.Server(workdir)
+    srv = helpers.Server(workdir)
     service = keystone.create('service', type='placement', name='placement')
     for interface in ('public', 'internal', 'admin'):
         keystone.create('endpoint', service_id=service, interface=interface,

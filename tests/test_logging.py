@@ -16,7 +16,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 
 ACCESS_LINE = re.compile(
     r' INFO placement\.access (?P<remote>\S+) "(?P<method>[A-Z]+) '
@@ -49,10 +49,10 @@ def _url_with_password(database):
 @pytest.fixture(scope='module')
 def server(database):
     url = _url_with_password(database)
-    conftest.write_config(database.workdir,
+    helpers.write_config(database.workdir,
                           url.render_as_string(hide_password=False),
                           '[DEFAULT]\ndebug = True\n')
-    srv = conftest.Server(database.workdir)
+    srv = helpers.Server(database.workdir)
     yield srv
     srv.stop()
     user = getattr(database, 'log_user', None)
@@ -64,7 +64,7 @@ def server(database):
 
 @pytest.fixture
 def http(server):
-    with httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS,
+    with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
                       timeout=30) as client:
         yield client
 
@@ -209,7 +209,7 @@ class FakeKeystone:
 
 
 def keystone_config(tmp_path, keystone_url, service_password):
-    conftest.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
+    helpers.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path)
     with open(tmp_path / 'placement.conf', 'a') as f:
         f.write('[DEFAULT]\ndebug = True\n'
                 '[api]\nauth_strategy = keystone\n'
@@ -225,7 +225,7 @@ def test_keystone_validated_token_is_not_logged(tmp_path):
     service_password = 'ks%s' % uuid.uuid4().hex
     keystone = FakeKeystone(token, ['admin', 'reader', 'member'])
     keystone_config(tmp_path, keystone.url, service_password)
-    server = conftest.Server(str(tmp_path))
+    server = helpers.Server(str(tmp_path))
     try:
         headers = {'x-auth-token': token,
                    'openstack-api-version': 'placement latest'}
@@ -253,9 +253,9 @@ def test_keystone_mode_logs_no_token_or_password(tmp_path):
     service_password = 'ks%s' % uuid.uuid4().hex
     # Nothing answers at this keystone URL.
     keystone_config(tmp_path,
-                    'http://127.0.0.1:%d/identity' % conftest.free_port(),
+                    'http://127.0.0.1:%d/identity' % helpers.free_port(),
                     service_password)
-    server = conftest.Server(str(tmp_path))
+    server = helpers.Server(str(tmp_path))
     try:
         response = httpx.get(server.url + '/resource_providers',
                              headers={'x-auth-token': token}, timeout=30)

@@ -9,7 +9,7 @@ import os_traits
 import pytest
 import sqlalchemy as sa
 
-import conftest
+import helpers
 from placement import migration
 from placement import tables
 
@@ -48,7 +48,7 @@ def status_rows(result):
 
 @pytest.fixture(scope='module')
 def config(database):
-    return conftest.write_config(database.workdir, database.url)
+    return helpers.write_config(database.workdir, database.url)
 
 
 @pytest.fixture(scope='module')
@@ -242,13 +242,13 @@ def test_status_policy_file(synced, database, content, expected, code):
     policy_file = os.path.join(database.workdir, 'policy-check.yaml')
     with open(policy_file, 'w') as f:
         f.write(content)
-    config = conftest.write_config(
+    config = helpers.write_config(
         database.workdir, database.url,
         '[oslo_policy]\npolicy_file = %s\n' % policy_file)
     try:
         result = run('placement-status', 'upgrade', 'check', config=config)
     finally:
-        conftest.write_config(database.workdir, database.url)
+        helpers.write_config(database.workdir, database.url)
     assert result.returncode == code, result.stdout
     check, details = status_rows(result)['Policy file']
     assert check == expected
@@ -265,8 +265,8 @@ def test_config_dir_from_environment(synced, database):
 
 @pytest.fixture
 def unreachable(tmp_path):
-    port = conftest.free_port()  # nothing listens there
-    return conftest.write_config(
+    port = helpers.free_port()  # nothing listens there
+    return helpers.write_config(
         str(tmp_path),
         'mysql+pymysql://placement:s3cret-pw@127.0.0.1:%d/placement' % port)
 
@@ -289,7 +289,7 @@ def test_unreachable_database_is_one_line(unreachable, argv, prog, code):
     (['placement-status', 'upgrade', 'check'], 'placement-status'),
 ])
 def test_bad_config_is_one_line(tmp_path, argv, prog):
-    config = conftest.write_config(
+    config = helpers.write_config(
         str(tmp_path), 'sqlite:///%s/x.sqlite' % tmp_path,
         '[placement]\nallocation_conflict_retry_count = abc\n')
     line = assert_one_line_error(run(argv[0], *argv[1:], config=config),

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from prometheus_client import parser
 
-import conftest
+import helpers
 from test_allocations import make_provider
 from test_allocations import new_uuid
 from test_allocations import put
@@ -22,8 +22,8 @@ def start_server(database, metrics_options):
     workdir = tempfile.mkdtemp(prefix='metrics-', dir=database.workdir)
     extra = '[metrics]\n' + ''.join(
         '%s = %s\n' % item for item in metrics_options.items())
-    conftest.write_config(workdir, database.url, extra)
-    return conftest.Server(workdir, workers=2)
+    helpers.write_config(workdir, database.url, extra)
+    return helpers.Server(workdir, workers=2)
 
 
 @pytest.fixture(scope='module')
@@ -33,7 +33,7 @@ def server(database):
     srv.stop()
 
 
-def scrape(url, headers=conftest.ADMIN_HEADERS):
+def scrape(url, headers=helpers.ADMIN_HEADERS):
     """{(name, sorted label items): value} of one scrape."""
     response = httpx.get(url + '/metrics', headers=headers, timeout=30)
     assert response.status_code == 200, response.text
@@ -60,7 +60,7 @@ def get_many(server, path, count):
     """``count`` GETs on fresh connections, four at a time, so that both
     workers answer some."""
     def one(_):
-        return httpx.get(server.url + path, headers=conftest.ADMIN_HEADERS,
+        return httpx.get(server.url + path, headers=helpers.ADMIN_HEADERS,
                          timeout=30).status_code
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         assert set(pool.map(one, range(count))) == {200}
@@ -101,8 +101,8 @@ def test_counts_add_up_across_workers_and_restarts(server):
 
 
 def test_route_label_is_the_template(server):
-    client = httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS)
-    rp = conftest.new_provider(client)
+    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+    rp = helpers.new_provider(client)
     assert client.get('/resource_providers/%s/traits' % rp).status_code == 200
     assert client.get('/no/such/url').status_code == 404
     assert client.request('PATCH', '/traits').status_code == 405
@@ -118,7 +118,7 @@ def test_route_label_is_the_template(server):
 
 
 def test_conflicts_by_kind(server):
-    client = httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS)
+    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
     before = scrape(server.url)
     rp = make_provider(client, {'VCPU': {'total': 4}})
     # A stale provider generation.
@@ -140,7 +140,7 @@ def test_conflicts_by_kind(server):
 
 
 def test_candidates_phases_and_counts(server):
-    client = httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS)
+    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
     before = scrape(server.url)
     client.put('/resource_classes/CUSTOM_METRICS_A')
     make_provider(client, {'CUSTOM_METRICS_A': {'total': 2}})
@@ -188,7 +188,7 @@ def by_class(per_provider):
 
 
 def test_capacity_gauges_equal_the_rest_api(server):
-    client = httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS)
+    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
     rp = make_provider(client, {
         'VCPU': {'total': 16, 'reserved': 2, 'allocation_ratio': 4.0},
         'MEMORY_MB': {'total': 4096, 'reserved': 512,
@@ -218,12 +218,12 @@ def test_scrape_needs_an_admin_token(server):
     assert response.status_code == 403
     assert 'placement:metrics' in response.json()['errors'][0]['detail']
     response = httpx.post(server.url + '/metrics',
-                          headers=conftest.ADMIN_HEADERS)
+                          headers=helpers.ADMIN_HEADERS)
     assert response.status_code == 405
 
 
 def test_open_scrape_and_per_provider_figures(database, server):
-    client = httpx.Client(base_url=server.url, headers=conftest.ADMIN_HEADERS)
+    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
     make_provider(client, {'VCPU': {'total': 3, 'allocation_ratio': 2.0}})
     open_server = start_server(database, {'require_auth': False,
                                           'per_provider': True,
@@ -245,12 +245,12 @@ def test_open_scrape_and_per_provider_figures(database, server):
 
 
 def test_disabled(tmp_path):
-    conftest.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path,
+    helpers.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path,
                           '[metrics]\nenabled = false\n')
-    srv = conftest.Server(str(tmp_path))
+    srv = helpers.Server(str(tmp_path))
     try:
         response = httpx.get(srv.url + '/metrics',
-                             headers=conftest.ADMIN_HEADERS)
+                             headers=helpers.ADMIN_HEADERS)
         assert response.status_code == 404
     finally:
         srv.stop()

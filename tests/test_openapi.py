@@ -12,7 +12,7 @@ import httpx
 import pytest
 from openapi_spec_validator import validate
 
-import conftest
+import helpers
 import openapi_support
 from placement import microversions
 from placement import openapi
@@ -128,9 +128,9 @@ def test_served_without_a_token(server):
 def fuzz_server():
     """A server of its own on SQLite: the fuzzer writes random data."""
     workdir = tempfile.mkdtemp(prefix='placement-fuzz-')
-    conftest.write_config(workdir,
+    helpers.write_config(workdir,
                           'sqlite:///%s/placement.sqlite' % workdir)
-    server = conftest.Server(workdir, workers=2)
+    server = helpers.Server(workdir, workers=2)
     yield server
     server.stop()
 
@@ -138,15 +138,15 @@ def fuzz_server():
 def _seed(url):
     """A provider with inventory and a consumer for the URL parameters:
     random UUIDs alone would only ever reach the 404s."""
-    client = httpx.Client(base_url=url, headers=conftest.ADMIN_HEADERS)
-    provider = conftest.new_provider(client)
+    client = httpx.Client(base_url=url, headers=helpers.ADMIN_HEADERS)
+    provider = helpers.new_provider(client)
     response = client.put('/resource_providers/%s/inventories' % provider,
                           json={'resource_provider_generation': 0,
                                 'inventories': {'VCPU': {'total': 64},
                                                 'DISK_GB': {'total': 500}}})
     assert response.status_code == 200, response.text
     consumer = str(uuid.uuid4())
-    conftest.allocate(client, provider, VCPU=2)
+    helpers.allocate(client, provider, VCPU=2)
     response = client.put('/allocations/' + consumer, json={
         'allocations': {provider: {'resources': {'DISK_GB': 10}}},
         'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,

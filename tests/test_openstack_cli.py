@@ -21,7 +21,7 @@ from unittest import mock
 
 import pytest
 
-import conftest
+import helpers
 
 pytestmark = [
     pytest.mark.skipif(
@@ -43,9 +43,9 @@ class CLIError(Exception):
 @pytest.fixture(scope='module')
 def server():
     workdir = tempfile.mkdtemp(prefix='placement-cli-')
-    conftest.write_config(
+    helpers.write_config(
         workdir, 'sqlite:///' + os.path.join(workdir, 'placement.sqlite'))
-    srv = conftest.Server(workdir)
+    srv = helpers.Server(workdir)
     yield srv
     srv.stop()
 

@@ -28,7 +28,7 @@ from placement.objects import allocation_candidate
 from placement.objects import bootstrap
 from placement.objects import resource_provider
 
-import conftest
+import helpers
 
 LATEST = microversions.MAX
 AGG_FLAT = str(uuid.UUID(int=1))
@@ -188,7 +188,7 @@ class WorkCounter:
 
 @pytest.fixture(scope='module')
 def placement_db(database):
-    path = conftest.write_config(database.workdir, database.url)
+    path = helpers.write_config(database.workdir, database.url)
     conf = placement_conf.load(config_files=[path])
     placement_db = db.Database(conf)
     bootstrap.prepare_database(placement_db, migrate=True)

@@ -1,12 +1,12 @@
 """The reshaper over real HTTP: inventories and allocations move together,
 or nothing changes at all."""
-from test_allocations import body
-from test_allocations import error
-from test_allocations import generation
-from test_allocations import make_provider
-from test_allocations import new_uuid
-from test_allocations import put
-from test_allocations import version
+from helpers import body
+from helpers import error
+from helpers import generation
+from helpers import make_provider
+from helpers import new_uuid
+from helpers import put
+from helpers import version
 
 # POST /reshaper is for services (rule service_api).
 SERVICE = {'x-auth-token': 'nova', 'x-roles': 'service'}

@@ -6,7 +6,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from conftest import allocate, version
+from helpers import allocate, version
 import stress_support as stress
 from placement import tables
 

@@ -7,7 +7,7 @@ import os_traits
 import pytest
 
 import stress_support as stress
-from conftest import new_provider, version
+from helpers import new_provider, version
 
 
 def custom(label):

@@ -1,9 +1,9 @@
 """Usages over real HTTP: per provider, per project/user, per consumer type."""
-from test_allocations import error
-from test_allocations import make_provider
-from test_allocations import new_uuid
-from test_allocations import put
-from test_allocations import version
+from helpers import error
+from helpers import make_provider
+from helpers import new_uuid
+from helpers import put
+from helpers import version
 
 
 def test_provider_usages_list_every_inventory_class(client):

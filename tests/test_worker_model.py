@@ -13,7 +13,7 @@ import pytest
 from placement.cmd import api
 from placement import util
 
-import conftest
+import helpers
 
 REQUEST_TIMEOUT = 3
 # More stalled connections than the worker has threads.
@@ -23,9 +23,9 @@ STALLED = 3 * api.DEFAULT_THREADS
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
     workdir = str(tmp_path_factory.mktemp('slow-clients'))
-    conftest.write_config(
+    helpers.write_config(
         workdir, 'sqlite:///%s/placement.sqlite' % workdir)
-    srv = conftest.Server(workdir, workers=1,
+    srv = helpers.Server(workdir, workers=1,
                           args=['--request-timeout', str(REQUEST_TIMEOUT)])
     yield srv
     srv.stop()
@@ -45,7 +45,7 @@ def test_stalled_clients_delay_nobody(server):
     try:
         time.sleep(0.5)
         with httpx.Client(base_url=server.url,
-                          headers=conftest.ADMIN_HEADERS) as client:
+                          headers=helpers.ADMIN_HEADERS) as client:
             for _ in range(5):
                 started = time.monotonic()
                 response = client.get('/resource_providers',
