@@ -73,7 +73,7 @@ def test_sharing_provider_serves_trees_of_its_aggregates(client, w):
         'cn2', 'lonely_disk', 'ss']
     # A forbidden trait keeps the sharing provider out.
     body = get_candidates(client, resources='VCPU:1,DISK_GB:50',
-               required='!' + SHARING)
+                          required='!' + SHARING)
     assert named(w, body) == [{'cn2': {'DISK_GB': 50, 'VCPU': 1}}]
 
 
@@ -89,8 +89,8 @@ def test_nested_spread_isolate_and_old_microversions(client, w):
     assert len(body['provider_summaries']) == 4
     assert body['provider_summaries'][w.uuid('pf')][
         'parent_provider_uuid'] == w.uuid('numa1')
-    body = get_candidates(client, resources1='VCPU:1', resources2='MEMORY_MB:512',
-               group_policy='isolate')
+    body = get_candidates(client, resources1='VCPU:1',
+                          resources2='MEMORY_MB:512', group_policy='isolate')
     assert named(w, body) == [
         {'numa0': {'MEMORY_MB': 512}, 'numa1': {'VCPU': 1}},
         {'numa0': {'VCPU': 1}, 'numa1': {'MEMORY_MB': 512}},
@@ -102,12 +102,12 @@ def test_nested_spread_isolate_and_old_microversions(client, w):
         (w.uuid('numa1'), w.uuid('numa0'))}
     # Collective required traits: one of the contributing providers.
     body = get_candidates(client, resources='VCPU:1,SRIOV_NET_VF:1',
-               required='CUSTOM_N0')
+                          required='CUSTOM_N0')
     assert named(w, body) == [
         {'numa0': {'VCPU': 1}, 'pf': {'SRIOV_NET_VF': 1}}]
     # A trait of a provider that contributes nothing does not count.
     assert get_candidates(client, resources='VCPU:1',
-               required='CUSTOM_ROOT')['allocation_requests'] == []
+                          required='CUSTOM_ROOT')['allocation_requests'] == []
     # Before 1.29 a tree contributes one provider at most.
     assert get_candidates(client, '1.28', resources='VCPU:1,SRIOV_NET_VF:1')[
         'allocation_requests'] == []
@@ -120,10 +120,10 @@ def test_summed_groups_respect_capacity_and_max_unit(client, w):
     w.add('small', inventory={'VGPU': {'total': 8, 'max_unit': 2}})
     w.add('big', inventory={'VGPU': 8}, used={'VGPU': 5})
     body = get_candidates(client, resources='VGPU:1', resources1='VGPU:1',
-               resources2='VGPU:1', group_policy='none')
+                          resources2='VGPU:1', group_policy='none')
     assert named(w, body) == [{'big': {'VGPU': 3}}]
     body = get_candidates(client, resources1='VGPU:2', resources2='VGPU:2',
-               group_policy='none')
+                          group_policy='none')
     # small: 4 > max_unit 2; big: 5 used + 4 > 8.
     assert body['allocation_requests'] == []
 
@@ -136,10 +136,11 @@ def test_same_subtree_and_resourceless_groups(client, w):
             w.add(nic + port, parent=nic,
                   inventory={'CUSTOM_VF': 2} if port == 'a'
                   else {'CUSTOM_VF': 2, 'CUSTOM_BW': 10})
-    body = get_candidates(client, resources_C='VCPU:1', required_C='CUSTOM_FOO',
-               required_NIC='CUSTOM_NIC', resources_P1='CUSTOM_VF:1',
-               resources_P2='CUSTOM_BW:1', same_subtree=['_NIC,_P1,_P2'],
-               group_policy='none')
+    body = get_candidates(
+        client, resources_C='VCPU:1', required_C='CUSTOM_FOO',
+        required_NIC='CUSTOM_NIC', resources_P1='CUSTOM_VF:1',
+        resources_P2='CUSTOM_BW:1', same_subtree=['_NIC,_P1,_P2'],
+        group_policy='none')
     found = {(w.name_of(r['mappings']['_NIC'][0]),
               w.name_of(r['mappings']['_P1'][0]),
               w.name_of(r['mappings']['_P2'][0]))
@@ -156,15 +157,19 @@ def test_root_required_and_member_of_via_root(client, w):
     w.add('cn1', traits={'CUSTOM_GOLD'}, aggs={'A'})
     w.add('cn1_numa', parent='cn1', inventory={'VCPU': 4})
     w.add('cn2', inventory={'VCPU': 4})
-    body = get_candidates(client, resources='VCPU:1', root_required='CUSTOM_GOLD')
+    body = get_candidates(client, resources='VCPU:1',
+                          root_required='CUSTOM_GOLD')
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
-    body = get_candidates(client, resources='VCPU:1', root_required='!CUSTOM_GOLD')
+    body = get_candidates(client, resources='VCPU:1',
+                          root_required='!CUSTOM_GOLD')
     assert named(w, body) == [{'cn2': {'VCPU': 1}}]
     body = get_candidates(client, resources='VCPU:1', member_of=w.aggs['A'][1])
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
-    body = get_candidates(client, resources='VCPU:1', member_of='!' + w.aggs['A'][1])
+    body = get_candidates(client, resources='VCPU:1',
+                          member_of='!' + w.aggs['A'][1])
     assert named(w, body) == [{'cn2': {'VCPU': 1}}]
-    body = get_candidates(client, resources='VCPU:1', in_tree=w.uuid('cn1_numa'))
+    body = get_candidates(client, resources='VCPU:1',
+                          in_tree=w.uuid('cn1_numa'))
     assert named(w, body) == [{'cn1_numa': {'VCPU': 1}}]
 
 
@@ -429,4 +434,5 @@ def test_randomized_candidates_are_a_sample(configured, w):
         seen.add(frozenset(picked))
     # 28 possible pairs: twenty draws all alike would mean no sampling.
     assert len(seen) > 1
-    assert len(get_candidates(client, resources='VCPU:1')['allocation_requests']) == 8
+    assert len(get_candidates(client, resources='VCPU:1')[
+        'allocation_requests']) == 8

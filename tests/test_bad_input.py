@@ -658,7 +658,8 @@ def version_of(header):
         major, minor = (int(part) for part in header.split('.'))
     except ValueError:
         return None
-    if (major, minor) > microversions.MAX or header != '%d.%d' % (major, minor):
+    if ((major, minor) > microversions.MAX
+            or header != '%d.%d' % (major, minor)):
         return None
     return (major, minor)
 
