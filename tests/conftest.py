@@ -67,6 +67,4 @@ def world(database, server):
 def w(world):
     """The module's ``world``, emptied for this test."""
     world.clear()
-    world.providers.clear()
-    world.aggs.clear()
     yield world

@@ -246,6 +246,9 @@ class World:
         self.aggs = {}          # aggregate name -> (id, uuid)
 
     def clear(self):
+        """Delete every provider (and what hangs off them)."""
+        self.providers.clear()
+        self.aggs.clear()
         with self.engine.begin() as conn:
             # InnoDB checks the tree's self-references row by row.
             conn.execute(tables.resource_providers.update().values(
@@ -326,6 +329,25 @@ class World:
                         aggregate_id=self._agg(conn, agg)))
         self.providers[name] = info
         return info['uuid']
+
+    def add_random(self, specs):
+        """Providers rp0, rp1, ... from ``provider_st`` examples (a parent
+        index names an earlier provider; sharing only for roots)."""
+        names = []
+        for index, spec in enumerate(specs):
+            parent = spec['parent']
+            parent = names[parent] if parent is not None and parent < index \
+                else None
+            traits = set(spec['traits'])
+            if spec['sharing'] and parent is None:
+                traits.add(SHARING)
+            name = 'rp%d' % index
+            self.add(name, parent=parent, inventory=spec['inventory'],
+                     used={rc: amount for rc, amount in spec['used'].items()
+                           if rc in spec['inventory']},
+                     traits=traits, aggs=spec['aggs'])
+            names.append(name)
+        return names
 
     def uuid(self, name):
         return self.providers[name]['uuid']

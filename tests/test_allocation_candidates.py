@@ -318,22 +318,7 @@ def returned(body):
 def test_candidates_match_brute_force(client, world, providers, groups,
                                       unsuffixed, isolate):
     world.clear()
-    world.providers.clear()
-    world.aggs.clear()
-    names = []
-    for index, spec in enumerate(providers):
-        parent = spec['parent']
-        parent = names[parent] if parent is not None and parent < index \
-            else None
-        traits = set(spec['traits'])
-        if spec['sharing'] and parent is None:
-            traits.add(SHARING)
-        name = 'rp%d' % index
-        world.add(name, parent=parent, inventory=spec['inventory'],
-                  used={rc: amount for rc, amount in spec['used'].items()
-                        if rc in spec['inventory']},
-                  traits=traits, aggs=spec['aggs'])
-        names.append(name)
+    world.add_random(providers)
     request = [('' if unsuffixed and index == 0 else str(index + 1), group)
                for index, group in enumerate(groups)]
     groups = []

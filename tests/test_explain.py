@@ -259,22 +259,7 @@ def oracle_fails(world, info, check, suffix):
     isolate=st.booleans())
 def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     world.clear()
-    world.providers.clear()
-    world.aggs.clear()
-    names = []
-    for index, spec in enumerate(providers):
-        parent = spec['parent']
-        parent = names[parent] if parent is not None and parent < index \
-            else None
-        traits = set(spec['traits'])
-        if spec['sharing'] and parent is None:
-            traits.add(SHARING)
-        world.add('rp%d' % index, parent=parent,
-                  inventory=spec['inventory'],
-                  used={rc: amount for rc, amount in spec['used'].items()
-                        if rc in spec['inventory']},
-                  traits=traits, aggs=spec['aggs'])
-        names.append('rp%d' % index)
+    world.add_random(providers)
     with world.engine.begin() as conn:
         for trait in TRAITS:
             world._trait(conn, trait)
