@@ -13,9 +13,9 @@ import pytest
 from prometheus_client import parser
 
 import helpers
-from test_allocations import make_provider
-from test_allocations import new_uuid
-from test_allocations import put
+from helpers import make_provider
+from helpers import new_uuid
+from helpers import put
 
 
 def start_server(database, metrics_options):
