@@ -100,8 +100,7 @@ def test_counts_add_up_across_workers_and_restarts(server):
     assert value(after, 'placement_db_connections_in_use') >= 0
 
 
-def test_route_label_is_the_template(server):
-    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+def test_route_label_is_the_template(server, client):
     rp = helpers.new_provider(client)
     assert client.get('/resource_providers/%s/traits' % rp).status_code == 200
     assert client.get('/no/such/url').status_code == 404
@@ -117,8 +116,7 @@ def test_route_label_is_the_template(server):
     assert not any(rp in str(labels) for _, labels in samples)
 
 
-def test_conflicts_by_kind(server):
-    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+def test_conflicts_by_kind(server, client):
     before = scrape(server.url)
     rp = make_provider(client, {'VCPU': {'total': 4}})
     # A stale provider generation.
@@ -139,8 +137,7 @@ def test_conflicts_by_kind(server):
             value(before, 'placement_write_conflicts_total', kind=kind) + 1)
 
 
-def test_candidates_phases_and_counts(server):
-    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+def test_candidates_phases_and_counts(server, client):
     before = scrape(server.url)
     client.put('/resource_classes/CUSTOM_METRICS_A')
     make_provider(client, {'CUSTOM_METRICS_A': {'total': 2}})
@@ -187,8 +184,7 @@ def by_class(per_provider):
     return totals
 
 
-def test_capacity_gauges_equal_the_rest_api(server):
-    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+def test_capacity_gauges_equal_the_rest_api(server, client):
     rp = make_provider(client, {
         'VCPU': {'total': 16, 'reserved': 2, 'allocation_ratio': 4.0},
         'MEMORY_MB': {'total': 4096, 'reserved': 512,
@@ -222,8 +218,7 @@ def test_scrape_needs_an_admin_token(server):
     assert response.status_code == 405
 
 
-def test_open_scrape_and_per_provider_figures(database, server):
-    client = httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS)
+def test_open_scrape_and_per_provider_figures(database, server, client):
     make_provider(client, {'VCPU': {'total': 3, 'allocation_ratio': 2.0}})
     open_server = start_server(database, {'require_auth': False,
                                           'per_provider': True,

@@ -152,6 +152,7 @@ def _seed(url):
         'project_id': 'p', 'user_id': 'u', 'consumer_generation': None,
         'consumer_type': 'INSTANCE'})
     assert response.status_code == 204, response.text
+    client.close()
     return {'path.uuid': provider, 'path.consumer_uuid': consumer,
             'path.resource_class': 'VCPU'}
 
