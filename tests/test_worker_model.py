@@ -80,6 +80,22 @@ def test_request_arriving_in_pieces_is_served(server):
         assert sock.recv(100).startswith(b'HTTP/1.1 201 ')
 
 
+def test_expect_continue_is_answered_before_the_body(server):
+    # curl sends "Expect: 100-continue" with larger bodies and waits for
+    # the interim answer before sending the body.
+    body = b'{"name": "expecting"}'
+    head = (b'POST /resource_providers HTTP/1.1\r\nHost: x\r\n'
+            b'X-Auth-Token: admin\r\nContent-Type: application/json\r\n'
+            b'Expect: 100-continue\r\nContent-Length: %d\r\n\r\n'
+            % len(body))
+    with _connect(server, head) as sock:
+        sock.settimeout(REQUEST_TIMEOUT / 2)
+        assert sock.recv(100).startswith(b'HTTP/1.1 100 Continue')
+        sock.settimeout(REQUEST_TIMEOUT + 10)
+        sock.sendall(body)
+        assert sock.recv(100).startswith(b'HTTP/1.1 201 ')
+
+
 def test_collector_pause_under_threads():
     pause = util.collection_paused
     paused = []

@@ -8,7 +8,9 @@ such clients as there are threads stop the worker from answering anyone.
 Here the worker's event loop reads each request itself, without blocking,
 until its headers and its body (when its length is declared and small) are
 in, and only then gives it to a thread, with the bytes already read pushed
-back into the request parser.  A request that has not arrived within
+back into the request parser.  A client that sends ``Expect: 100-continue``
+holds its body back until it is told to go on, so its request goes to a
+thread as soon as its headers are in (gunicorn answers the expectation).  A request that has not arrived within
 ``request_read_timeout`` seconds is dropped.  Idle kept-alive connections
 are gunicorn's own business (``keepalive``).
 
@@ -32,6 +34,8 @@ MAX_BODY = 1024 * 1024
 READ_SIZE = 64 * 1024
 
 _HEAD_END = re.compile(rb'\r?\n\r?\n')
+_EXPECT_CONTINUE = re.compile(rb'^expect[ \t]*:[ \t]*100-continue[ \t]*\r?$',
+                              re.IGNORECASE | re.MULTILINE)
 _CONTENT_LENGTH = re.compile(rb'^content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?$',
                              re.IGNORECASE | re.MULTILINE)
 
@@ -45,7 +49,8 @@ def _arrived(data):
     if length is None:
         return True
     length = int(length.group(1))
-    return length > MAX_BODY or len(data) - end.end() >= length
+    return (length > MAX_BODY or len(data) - end.end() >= length
+            or _EXPECT_CONTINUE.search(data, 0, end.start() + 1) is not None)
 
 
 class _Arrival:
