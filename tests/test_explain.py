@@ -22,6 +22,7 @@ import webob.multidict
 import helpers
 from placement import microversions
 from placement import query
+from placement.objects import allocation_candidate
 from placement.objects import explain as explain_mod
 from helpers import (SHARING, TRAITS, get_candidates, group_st,
                      provider_st)
@@ -307,6 +308,15 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     body = explain(client, **params)
     assert body['candidates'] == count == len(
         get_candidates(client, **params)['allocation_requests'])
+    if not count:
+        # The log's summary of an empty answer, counted in SQL, says
+        # exactly what the explanation says.
+        with world.engine.connect() as conn:
+            assert explain_mod.empty_summary(
+                conn, parsed, microversions.MAX, ENGINE_DEFAULTS,
+                allocation_candidate.list_candidates(
+                    conn, parsed, microversions.MAX, ENGINE_DEFAULTS)
+            ) == body['summary']
     hypothesis.event('candidates: %s' % min(count, 3))
 
 

@@ -61,8 +61,8 @@ def _log_explanation(ctx, conn, parsed, version, result):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
-        summary = explain.explain(conn, parsed, version,
-                                  ctx.config.placement, result)['summary']
+        summary = explain.empty_summary(conn, parsed, version,
+                                        ctx.config.placement, result)
     except Exception:
         # A diagnostic must never turn the answer into an error.
         LOG.exception('could not explain the empty allocation candidates '

@@ -133,32 +133,16 @@ def gather(conn, query, version, conf, candidates=None):
         candidates = allocation_candidate.list_candidates(
             conn, query, version, conf)
     count = len(candidates.candidates)
-    names = [SHARING_TRAIT, *query.root_required.names()]
-    for group in query.groups.values():
-        names += group.traits.names()
-    trait_ids = base.resolve_traits(conn, names)
-    agg_ids = provider_filter.resolve_aggregates(
-        conn, {uuid for group in query.groups.values()
-               for uuids in group.member_of.required
-               + (group.member_of.forbidden,) for uuid in uuids})
-
+    ids = _Ids(conn, query)
     checks = {suffix: group_checks(group)
               for suffix, group in query.groups.items()}
-    rc_ids = provider_filter.resolve_resource_classes(
-        conn, {name for group in query.groups.values()
-               for name in group.resources})
     columns = []       # (suffix, check index, SQL condition a provider meets)
     for suffix, group in query.groups.items():
         for index, check in enumerate(checks[suffix]):
-            clause = _condition(conn, group, check, trait_ids, agg_ids,
-                                rc_ids)
+            clause = _condition(conn, group, check, ids)
             if clause is not None:
                 columns.append((suffix, index, clause))
-    root_clause = sa.true()
-    if query.root_required:
-        root_clause = provider_filter.traits_clause(
-            RP.c.root_provider_id, *provider_filter.trait_id_filter(
-                query.root_required, trait_ids))
+    root_clause = _root_clause(query, ids)
     stmt = sa.select(
         RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
         sa.case((root_clause, 1), else_=0),
@@ -176,7 +160,7 @@ def gather(conn, query, version, conf, candidates=None):
         for (suffix, index, _), passed in zip(columns, row[5:]):
             if not passed:
                 failures[suffix].setdefault(rp, {})[index] = None
-    _resource_failures(conn, checks, rc_ids, failures)
+    _resource_failures(conn, checks, ids.rc, failures)
 
     candidate_roots = None
     complete = ((query.limit is None or count < query.limit)
@@ -188,16 +172,45 @@ def gather(conn, query, version, conf, candidates=None):
             by_uuid[uuid] for _, _, uuid in candidates.providers.values()
             if uuid in by_uuid)
     facts = Facts(checks, providers, failures,
-                  _sharing(conn, trait_ids[SHARING_TRAIT]),
+                  _sharing(conn, ids.trait[SHARING_TRAIT]),
                   frozenset(root_failures),
                   _root_label(query.root_required), candidate_roots,
                   _spanning_label(query))
     return facts, count
 
 
-def _condition(conn, group, check, trait_ids, agg_ids, rc_ids):
-    """The condition a provider meets to pass ``check``; None for the
-    units and capacity checks, read by ``_resource_failures``."""
+class _Ids:
+    """The database ids of the traits, aggregates and resource classes a
+    query names."""
+
+    def __init__(self, conn, query):
+        groups = query.groups.values()
+        names = [SHARING_TRAIT, *query.root_required.names()]
+        for group in groups:
+            names += group.traits.names()
+        self.trait = base.resolve_traits(conn, names)
+        self.agg = provider_filter.resolve_aggregates(
+            conn, {uuid for group in groups
+                   for uuids in group.member_of.required
+                   + (group.member_of.forbidden,) for uuid in uuids})
+        self.rc = provider_filter.resolve_resource_classes(
+            conn, {name for group in groups for name in group.resources})
+
+
+def _root_clause(query, ids):
+    """The condition a provider's root meets for ``root_required``."""
+    if not query.root_required:
+        return sa.true()
+    return provider_filter.traits_clause(
+        RP.c.root_provider_id, *provider_filter.trait_id_filter(
+            query.root_required, ids.trait))
+
+
+def _condition(conn, group, check, ids, resources=False):
+    """The condition a provider meets to pass ``check``.  The units and
+    capacity checks are read by ``_resource_failures`` with their figures
+    (None here) unless ``resources`` asks for their conditions too."""
+    trait_ids, agg_ids, rc_ids = ids.trait, ids.agg, ids.rc
     spread = group.suffix == ''
     if check.kind == 'in_tree':
         return provider_filter.in_tree_clause(
@@ -217,7 +230,14 @@ def _condition(conn, group, check, trait_ids, agg_ids, rc_ids):
         return sa.exists().where(INV.c.resource_provider_id == RP.c.id,
                                  INV.c.resource_class_id == rc_ids[check.rc])
     if check.kind in ('units', 'capacity'):
-        return None
+        if not resources:
+            return None
+        fits = (provider_filter.units_clause(INV, check.amount)
+                if check.kind == 'units' else provider_filter.room_clause(
+                    INV, provider_filter.used_from(INV), check.amount))
+        return ~sa.exists().where(INV.c.resource_provider_id == RP.c.id,
+                                  INV.c.resource_class_id == rc_ids[check.rc],
+                                  ~fits)
     ids = frozenset(trait_ids[name] for name in check.names)
     if check.kind == 'trait':
         return provider_filter.traits_clause(RP.c.id, (ids,), ())
@@ -349,16 +369,37 @@ def tree_serves(checks, pool, failures, spread):
     eligible = [failures.get(rp, {}) for rp in pool]
     eligible = [failed for failed in eligible if not any(
         checks[index].kind in _FILTER_KINDS for index in failed)]
-    needs = {}
-    for index, check in enumerate(checks):
-        if check.kind not in _FILTER_KINDS:
-            # A class needs its inventory, units and capacity on one
-            # provider.
-            needs.setdefault(check.rc or check.label, set()).add(index)
+    needs = _needs(checks)
     if not needs:
         return bool(eligible)
     return all(any(not indexes & failed.keys() for failed in eligible)
                for indexes in needs.values())
+
+
+def _needs(checks):
+    """What a spread group needs from some provider of the tree passing its
+    filters: {name: check indexes that one provider must pass}.  A class
+    needs its inventory, units and capacity on one provider."""
+    needs = {}
+    for index, check in enumerate(checks):
+        if check.kind not in _FILTER_KINDS:
+            needs.setdefault(check.rc or check.label, set()).add(index)
+    return needs
+
+
+def tree_rules(suffixes, root_check, spanning):
+    """The rules over whole trees, in order: (label, summary clause with
+    %(n)s and %(noun)s).  ``spanning`` is None when the engine's answer
+    was cut by a limit."""
+    rules = [("group '%s' in one tree with its sharing providers" % suffix,
+              "%%(n)s %%(noun)s cannot serve group '%s'" % suffix)
+             for suffix in suffixes]
+    if root_check:
+        rules.append((root_check, '%%(n)s %%(noun)s fail %s' % root_check))
+    if spanning:
+        rules.append((spanning, '%%(n)s %%(noun)s are left without a '
+                      'candidate by %s' % spanning))
+    return rules
 
 
 def combination(facts, noun='trees'):
@@ -372,14 +413,19 @@ def combination(facts, noun='trees'):
     steps = []
     reasons = []
 
-    def step(label, keep, reason):
+    rules = iter(tree_rules(
+        facts.checks, facts.root_check,
+        facts.spanning if facts.candidate_roots is not None else None))
+
+    def step(keep):
         nonlocal remaining
+        label, reason = next(rules)
         left = {root for root in remaining if keep(root)}
         removed = len(remaining) - len(left)
         steps.append({'check': label, 'removed': removed,
                       'remaining': len(left)})
         if removed:
-            reasons.append(reason % _number(removed))
+            reasons.append(reason % {'n': _number(removed), 'noun': noun})
         remaining = left
 
     for suffix, checks in facts.checks.items():
@@ -401,15 +447,11 @@ def combination(facts, noun='trees'):
                 rp for rp in facts.sharing.get(root, ())
                 if facts.providers[rp].root != root]
             return tree_serves(checks, pool, failures, spread=not suffix)
-        step("group '%s' in one tree with its sharing providers" % suffix,
-             serves, "%%s %s cannot serve group '%s'" % (noun, suffix))
+        step(serves)
     if facts.root_check:
-        step(facts.root_check, lambda root: root not in facts.root_failures,
-             '%%s %s fail %s' % (noun, facts.root_check))
+        step(lambda root: root not in facts.root_failures)
     if facts.candidate_roots is not None:
-        step(facts.spanning, lambda root: root in facts.candidate_roots,
-             '%%s %s are left without a candidate by %s'
-             % (noun, facts.spanning))
+        step(lambda root: root in facts.candidate_roots)
     return {'considered': len(trees), 'steps': steps}, remaining, reasons
 
 
@@ -458,15 +500,14 @@ def _detail_text(check, detail):
     }[check.kind] + ' (%s)' % check.label
 
 
-def _reason(check, count, failing):
+def _reason(check, count, largest_free):
     """One clause of the summary: ``count`` providers removed by ``check``;
-    ``failing`` are the details of their failures of it."""
+    ``largest_free`` is the most any of them has free (capacity only)."""
     n = _number(count)
     names = ', '.join(sorted(check.names))
     if check.kind == 'capacity':
         return '%s lack capacity for %s (largest free %d, requested %d)' % (
-            n, check.rc, max(detail.free for detail in failing),
-            check.amount)
+            n, check.rc, largest_free, check.amount)
     if check.kind == 'inventory':
         return '%s have no %s inventory' % (n, check.rc)
     if check.kind == 'units':
@@ -489,41 +530,58 @@ def _number(count):
     return '{:,}'.format(count)
 
 
+def _group_reasons(checks, removed, largest_free):
+    """The summary's clauses about the groups: ``removed`` {suffix: count
+    per check}, ``largest_free`` {(suffix, check index): free}."""
+    reasons = []
+    for suffix, group in checks.items():
+        clauses = [_reason(check, count, largest_free.get((suffix, index)))
+                   for index, (check, count)
+                   in enumerate(zip(group, removed[suffix])) if count]
+        if clauses:
+            prefix = '' if len(checks) == 1 else "in group '%s', " % suffix
+            reasons.append(prefix + '; '.join(clauses))
+    return reasons
+
+
+def _sentence(reasons, tree_reasons, left, considered, flat):
+    """The summary from the groups' clauses and those of the tree steps
+    that removed trees.  One group over providers that are each a tree of
+    their own, without sharing (``flat``): speak of providers; the group's
+    clauses already said which trees cannot serve it."""
+    head = '%s of %s %s can satisfy the request' % (
+        _number(left), _number(considered),
+        'resource providers' if flat else 'provider trees')
+    reasons = reasons + tree_reasons
+    return head + (': ' + '; '.join(reasons) if reasons else '') + '.'
+
+
 def explain_facts(facts, candidates):
     """The JSON body of GET /allocation_candidates/explain from Facts and
     the engine's number of candidates."""
     groups = []
-    reasons = []
+    removed = {}
+    largest_free = {}
     for suffix, checks in facts.checks.items():
         failures = facts.failures[suffix]
         steps, first = funnel(checks, len(facts.providers), failures)
         groups.append({'suffix': suffix, 'considered': len(facts.providers),
                        'steps': steps})
-        clauses = []
-        for index, (check, step) in enumerate(zip(checks, steps)):
-            if step['removed']:
-                failing = [failures[rp][index]
-                           for rp, at in first.items() if at == index]
-                clauses.append(_reason(check, step['removed'], failing))
-        if clauses:
-            prefix = '' if len(facts.checks) == 1 else (
-                "in group '%s', " % suffix)
-            reasons.append(prefix + '; '.join(clauses))
-    # One group over providers that are each a tree of their own, without
-    # sharing: speak of providers; the group's clauses already said which
-    # trees cannot serve it.
+        removed[suffix] = [step['removed'] for step in steps]
+        for rp, index in first.items():
+            if checks[index].kind == 'capacity':
+                largest_free[(suffix, index)] = max(
+                    largest_free.get((suffix, index), 0),
+                    failures[rp][index].free)
     flat = (len(facts.checks) == 1 and not facts.sharing and len(
         {rp.root for rp in facts.providers.values()}) == len(facts.providers))
-    noun = 'providers' if flat else 'trees'
-    combined, roots, tree_reasons = combination(facts, noun)
-    if flat:
-        tree_reasons = tree_reasons[1:] if combined['steps'][0]['removed'] \
-            else tree_reasons
-    head = '%s of %s %s can satisfy the request' % (
-        _number(len(roots)), _number(combined['considered']),
-        'resource providers' if flat else 'provider trees')
-    reasons += tree_reasons
-    summary = head + (': ' + '; '.join(reasons) if reasons else '') + '.'
+    combined, roots, tree_reasons = combination(
+        facts, 'providers' if flat else 'trees')
+    if flat and combined['steps'][0]['removed']:
+        tree_reasons = tree_reasons[1:]
+    summary = _sentence(_group_reasons(facts.checks, removed, largest_free),
+                        tree_reasons, len(roots), combined['considered'],
+                        flat)
     return {'candidates': candidates, 'summary': summary, 'groups': groups,
             'combination': combined, 'nearest': nearest(facts)}
 
@@ -532,3 +590,127 @@ def explain(conn, query, version, conf, candidates=None):
     """The explanation of a parsed CandidateQuery (see ``gather``)."""
     facts, count = gather(conn, query, version, conf, candidates)
     return explain_facts(facts, count)
+
+
+def empty_summary(conn, query, version, conf, candidates):
+    """The summary sentence alone of an empty answer (the engine's Result
+    ``candidates``), as ``explain`` words it, for the log: counted in SQL
+    with the same checks, without reading the providers one by one.
+    Sharing providers pool trees together: then the full explanation
+    runs."""
+    ids = _Ids(conn, query)
+    sharing = sa.select(RPT.c.resource_provider_id).join(
+        RPA, RPA.c.resource_provider_id == RPT.c.resource_provider_id).where(
+        RPT.c.trait_id == ids.trait[SHARING_TRAIT]).limit(1)
+    if candidates.candidates or conn.execute(sharing).first():
+        return explain(conn, query, version, conf, candidates)['summary']
+    checks = {suffix: group_checks(group)
+              for suffix, group in query.groups.items()}
+    # Per provider: whether it passes each check (1 or 0), and for each
+    # capacity check what it has free.
+    columns = [RP.c.root_provider_id.label('root'),
+               sa.case((_root_clause(query, ids), 1), else_=0).label('rooted')]
+    for n, (suffix, group) in enumerate(query.groups.items()):
+        for index, check in enumerate(checks[suffix]):
+            columns.append(sa.case((_condition(
+                conn, group, check, ids, resources=True), 1), else_=0)
+                .label('ok_%d_%d' % (n, index)))
+            if check.kind == 'capacity':
+                columns.append(_free(check, ids).label(
+                    'free_%d_%d' % (n, index)))
+    rows = sa.select(*columns).subquery()
+
+    def ok(n, index, table=rows):
+        return table.c['ok_%d_%d' % (n, index)] == 1
+
+    # Each group's funnel: the providers counted by first failing check
+    # (-1: none), with the most free among those stopped at capacity.
+    firsts = []
+    for n, group in enumerate(checks.values()):
+        firsts.append(sa.case(*((~ok(n, index), index)
+                                for index in range(len(group))), else_=-1)
+                      if group else sa.literal(-1))
+    per_provider = sa.select(rows, *(first.label('first_%d' % n)
+                                     for n, first in enumerate(firsts))
+                             ).subquery()
+    stmt = sa.select(
+        *(per_provider.c['first_%d' % n] for n in range(len(checks))),
+        sa.func.count(),
+        *(sa.func.max(sa.case((per_provider.c['first_%d' % n] == index,
+                               per_provider.c['free_%d_%d' % (n, index)])))
+          for n, group in enumerate(checks.values())
+          for index, check in enumerate(group) if check.kind == 'capacity')
+    ).group_by(*(per_provider.c['first_%d' % n] for n in range(len(checks))))
+    removed = {suffix: [0] * len(group) for suffix, group in checks.items()}
+    largest_free = {}
+    capacities = [(suffix, index) for suffix, group in checks.items()
+                  for index, check in enumerate(group)
+                  if check.kind == 'capacity']
+    providers = 0
+    for row in conn.execute(stmt):
+        firsts_, count = row[:len(checks)], row[len(checks)]
+        providers += count
+        for suffix, first in zip(checks, firsts_):
+            if first >= 0:
+                removed[suffix][first] += count
+        for key, free in zip(capacities, row[len(checks) + 1:]):
+            if free is not None:
+                largest_free[key] = max(largest_free.get(key, 0),
+                                        max(int(free), 0))
+
+    # Per tree: the first rule over whole trees it fails; the last one
+    # (the engine combining the groups) takes every tree left, since the
+    # answer is empty.
+    def some(condition):
+        """Whether some provider of the tree meets ``condition``."""
+        return sa.func.max(sa.case((condition, 1), else_=0)) == 1
+
+    fails = []
+    for n, (suffix, group) in enumerate(checks.items()):
+        if suffix:
+            serves = some(per_provider.c['first_%d' % n] == -1)
+        else:
+            # As tree_serves: each need met by one provider passing the
+            # group's filters.
+            eligible = [ok(n, index, per_provider)
+                        for index, check in enumerate(group)
+                        if check.kind in _FILTER_KINDS]
+            serves = sa.and_(sa.true(), *(
+                some(sa.and_(sa.true(), *eligible, *(
+                    ok(n, index, per_provider) for index in sorted(need))))
+                for need in list(_needs(group).values()) or [()]))
+        fails.append((~serves, n))
+    rules = tree_rules(checks, _root_label(query.root_required),
+                       _spanning_label(query))
+    if query.root_required:
+        fails.append((sa.func.min(per_provider.c.rooted) == 0, len(fails)))
+    trees = sa.select(
+        sa.case(*fails, else_=len(rules) - 1).label('rule')).group_by(
+        per_provider.c.root).subquery()
+    removed_trees = [0] * len(rules)
+    considered = 0
+    for rule, count in conn.execute(sa.select(
+            trees.c.rule, sa.func.count()).group_by(trees.c.rule)):
+        removed_trees[rule] += count
+        considered += count
+    flat = len(checks) == 1 and considered == providers
+    noun = 'providers' if flat else 'trees'
+    tree_reasons = [reason % {'n': _number(count), 'noun': noun}
+                    for (_, reason), count in zip(rules, removed_trees)
+                    if count]
+    if flat and removed_trees[0]:
+        tree_reasons = tree_reasons[1:]
+    return _sentence(_group_reasons(checks, removed, largest_free),
+                     tree_reasons, 0, considered, flat)
+
+
+def _free(check, ids):
+    """What a provider has free of ``check``'s class (NULL without
+    inventory)."""
+    inv = INV.alias('free_inv')
+    used = provider_filter.used_from(inv)
+    return (sa.select((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+                      - sa.func.coalesce(used, 0))
+            .where(inv.c.resource_provider_id == RP.c.id,
+                   inv.c.resource_class_id == ids.rc[check.rc])
+            .scalar_subquery())
