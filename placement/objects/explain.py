@@ -206,10 +206,11 @@ def _root_clause(query, ids):
             query.root_required, ids.trait))
 
 
-def _condition(conn, group, check, ids, resources=False):
+def _condition(conn, group, check, ids, inventories=None):
     """The condition a provider meets to pass ``check``.  The units and
     capacity checks are read by ``_resource_failures`` with their figures
-    (None here) unless ``resources`` asks for their conditions too."""
+    (None here) unless ``inventories`` {class: the provider's inventory
+    of it, outer-joined} asks for the resource conditions on those."""
     trait_ids, agg_ids, rc_ids = ids.trait, ids.agg, ids.rc
     spread = group.suffix == ''
     if check.kind == 'in_tree':
@@ -226,18 +227,20 @@ def _condition(conn, group, check, ids, resources=False):
         return provider_filter.member_of_clause(
             RP.c.id, agg_filter, agg_ids,
             root_id=RP.c.root_provider_id if spread else None)
+    if inventories is not None and check.kind in ('inventory', 'units',
+                                                  'capacity'):
+        inv = inventories[check.rc]
+        if check.kind == 'inventory':
+            return inv.c.id.isnot(None)
+        if check.kind == 'units':
+            return provider_filter.units_clause(inv, check.amount)
+        return provider_filter.room_clause(
+            inv, provider_filter.used_from(inv), check.amount)
     if check.kind == 'inventory':
         return sa.exists().where(INV.c.resource_provider_id == RP.c.id,
                                  INV.c.resource_class_id == rc_ids[check.rc])
     if check.kind in ('units', 'capacity'):
-        if not resources:
-            return None
-        fits = (provider_filter.units_clause(INV, check.amount)
-                if check.kind == 'units' else provider_filter.room_clause(
-                    INV, provider_filter.used_from(INV), check.amount))
-        return ~sa.exists().where(INV.c.resource_provider_id == RP.c.id,
-                                  INV.c.resource_class_id == rc_ids[check.rc],
-                                  ~fits)
+        return None
     ids = frozenset(trait_ids[name] for name in check.names)
     if check.kind == 'trait':
         return provider_filter.traits_clause(RP.c.id, (ids,), ())
@@ -596,103 +599,89 @@ def empty_summary(conn, query, version, conf, candidates):
     """The summary sentence alone of an empty answer (the engine's Result
     ``candidates``), as ``explain`` words it, for the log: counted in SQL
     with the same checks, without reading the providers one by one.
-    Sharing providers pool trees together: then the full explanation
-    runs."""
+    Sharing providers pool trees together: then, and for requests with
+    more checks than a bit mask holds, the full explanation runs."""
     ids = _Ids(conn, query)
+    checks = {suffix: group_checks(group)
+              for suffix, group in query.groups.items()}
+    bits = {}      # (suffix, check index): its bit in a provider's mask
+    for suffix, group in checks.items():
+        for index in range(len(group)):
+            bits[(suffix, index)] = len(bits)
     sharing = sa.select(RPT.c.resource_provider_id).join(
         RPA, RPA.c.resource_provider_id == RPT.c.resource_provider_id).where(
         RPT.c.trait_id == ids.trait[SHARING_TRAIT]).limit(1)
-    if candidates.candidates or conn.execute(sharing).first():
+    if (candidates.candidates or len(bits) > 62
+            or conn.execute(sharing).first()):
         return explain(conn, query, version, conf, candidates)['summary']
-    checks = {suffix: group_checks(group)
-              for suffix, group in query.groups.items()}
-    # Per provider: whether it passes each check (1 or 0), and for each
-    # capacity check what it has free.
-    columns = [RP.c.root_provider_id.label('root'),
-               sa.case((_root_clause(query, ids), 1), else_=0).label('rooted')]
-    for n, (suffix, group) in enumerate(query.groups.items()):
+    # Per provider, evaluated once (DISTINCT keeps SQLite from copying the
+    # conditions into each use): a mask of the checks it passes, whether
+    # its root passes root_required, and what it has free of each class
+    # asked with a capacity check.
+    inventories = {}
+    providers = RP
+    for n, rc in enumerate(sorted({name for group in query.groups.values()
+                                   for name in group.resources})):
+        inv = inventories[rc] = INV.alias('inv_%d' % n)
+        providers = providers.outerjoin(inv, sa.and_(
+            inv.c.resource_provider_id == RP.c.id,
+            inv.c.resource_class_id == ids.rc[rc]))
+    mask = sa.literal(0)
+    capacities = []
+    for suffix, group in query.groups.items():
         for index, check in enumerate(checks[suffix]):
-            columns.append(sa.case((_condition(
-                conn, group, check, ids, resources=True), 1), else_=0)
-                .label('ok_%d_%d' % (n, index)))
+            mask = mask + sa.case((_condition(
+                conn, group, check, ids, inventories),
+                sa.literal(1 << bits[(suffix, index)])), else_=0)
             if check.kind == 'capacity':
-                columns.append(_free(check, ids).label(
-                    'free_%d_%d' % (n, index)))
-    rows = sa.select(*columns).subquery()
+                capacities.append((suffix, index))
+    rows = sa.select(
+        RP.c.id, RP.c.root_provider_id.label('root'), mask.label('mask'),
+        sa.case((_root_clause(query, ids), 1), else_=0).label('rooted'),
+        *(_free(inventories[checks[suffix][index].rc]).label('free_%d' % n)
+          for n, (suffix, index) in enumerate(capacities))
+    ).select_from(providers).distinct().subquery()
 
-    def ok(n, index, table=rows):
-        return table.c['ok_%d_%d' % (n, index)] == 1
-
-    # Each group's funnel: the providers counted by first failing check
-    # (-1: none), with the most free among those stopped at capacity.
-    firsts = []
-    for n, group in enumerate(checks.values()):
-        firsts.append(sa.case(*((~ok(n, index), index)
-                                for index in range(len(group))), else_=-1)
-                      if group else sa.literal(-1))
-    per_provider = sa.select(rows, *(first.label('first_%d' % n)
-                                     for n, first in enumerate(firsts))
-                             ).subquery()
-    stmt = sa.select(
-        *(per_provider.c['first_%d' % n] for n in range(len(checks))),
-        sa.func.count(),
-        *(sa.func.max(sa.case((per_provider.c['first_%d' % n] == index,
-                               per_provider.c['free_%d_%d' % (n, index)])))
-          for n, group in enumerate(checks.values())
-          for index, check in enumerate(group) if check.kind == 'capacity')
-    ).group_by(*(per_provider.c['first_%d' % n] for n in range(len(checks))))
-    removed = {suffix: [0] * len(group) for suffix, group in checks.items()}
-    largest_free = {}
-    capacities = [(suffix, index) for suffix, group in checks.items()
-                  for index, check in enumerate(group)
-                  if check.kind == 'capacity']
-    providers = 0
-    for row in conn.execute(stmt):
-        firsts_, count = row[:len(checks)], row[len(checks)]
-        providers += count
-        for suffix, first in zip(checks, firsts_):
-            if first >= 0:
-                removed[suffix][first] += count
-        for key, free in zip(capacities, row[len(checks) + 1:]):
-            if free is not None:
-                largest_free[key] = max(largest_free.get(key, 0),
-                                        max(int(free), 0))
-
-    # Per tree: the first rule over whole trees it fails; the last one
-    # (the engine combining the groups) takes every tree left, since the
-    # answer is empty.
-    def some(condition):
-        """Whether some provider of the tree meets ``condition``."""
-        return sa.func.max(sa.case((condition, 1), else_=0)) == 1
-
-    fails = []
-    for n, (suffix, group) in enumerate(checks.items()):
-        if suffix:
-            serves = some(per_provider.c['first_%d' % n] == -1)
-        else:
-            # As tree_serves: each need met by one provider passing the
-            # group's filters.
-            eligible = [ok(n, index, per_provider)
-                        for index, check in enumerate(group)
-                        if check.kind in _FILTER_KINDS]
-            serves = sa.and_(sa.true(), *(
-                some(sa.and_(sa.true(), *eligible, *(
-                    ok(n, index, per_provider) for index in sorted(need))))
-                for need in list(_needs(group).values()) or [()]))
-        fails.append((~serves, n))
     rules = tree_rules(checks, _root_label(query.root_required),
                        _spanning_label(query))
-    if query.root_required:
-        fails.append((sa.func.min(per_provider.c.rooted) == 0, len(fails)))
-    trees = sa.select(
-        sa.case(*fails, else_=len(rules) - 1).label('rule')).group_by(
-        per_provider.c.root).subquery()
+    # Each group's funnel: the providers counted by first failing check,
+    # with the most free among those stopped at capacity.  Trees of one
+    # provider each (no sharing): a tree serves a group when its provider
+    # passes all the group's checks, so the masks tell the trees' rules
+    # too, without a second pass.
+    single = not conn.execute(sa.select(RP.c.id).where(
+        RP.c.id != RP.c.root_provider_id).limit(1)).first()
     removed_trees = [0] * len(rules)
-    considered = 0
-    for rule, count in conn.execute(sa.select(
-            trees.c.rule, sa.func.count()).group_by(trees.c.rule)):
-        removed_trees[rule] += count
-        considered += count
+    removed = {suffix: [0] * len(group) for suffix, group in checks.items()}
+    largest_free = {}
+    providers = 0
+    for row in conn.execute(sa.select(
+            rows.c.mask, rows.c.rooted, sa.func.count(),
+            *(sa.func.max(rows.c['free_%d' % n])
+              for n in range(len(capacities)))).group_by(rows.c.mask,
+                                                          rows.c.rooted)):
+        passed, rooted, count = row[:3]
+        providers += count
+        frees = dict(zip(capacities, row[3:]))
+        served = []
+        for suffix, group in checks.items():
+            failing = [index for index in range(len(group))
+                       if not passed & 1 << bits[(suffix, index)]]
+            served.append(not failing)
+            if failing:
+                removed[suffix][failing[0]] += count
+                if (suffix, failing[0]) in frees:
+                    largest_free[(suffix, failing[0])] = max(
+                        largest_free.get((suffix, failing[0]), 0),
+                        max(int(frees[(suffix, failing[0])]), 0))
+        if single:
+            if query.root_required:
+                served.append(bool(rooted))
+            removed_trees[(served + [False]).index(False)] += count
+    if not single:
+        _count_trees(conn, rows, checks, bits, query.root_required,
+                     removed_trees)
+    considered = sum(removed_trees)
     flat = len(checks) == 1 and considered == providers
     noun = 'providers' if flat else 'trees'
     tree_reasons = [reason % {'n': _number(count), 'noun': noun}
@@ -704,13 +693,42 @@ def empty_summary(conn, query, version, conf, candidates):
                      tree_reasons, 0, considered, flat)
 
 
-def _free(check, ids):
-    """What a provider has free of ``check``'s class (NULL without
-    inventory)."""
-    inv = INV.alias('free_inv')
-    used = provider_filter.used_from(inv)
-    return (sa.select((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
-                      - sa.func.coalesce(used, 0))
-            .where(inv.c.resource_provider_id == RP.c.id,
-                   inv.c.resource_class_id == ids.rc[check.rc])
-            .scalar_subquery())
+def _count_trees(conn, rows, checks, bits, root_required, removed_trees):
+    """Count in ``removed_trees`` the trees by the first rule over whole
+    trees they fail (see ``tree_rules``; the last one, the engine
+    combining the groups, takes every tree left since the answer is
+    empty), from the per-provider ``rows`` of ``empty_summary``."""
+    def some(pattern):
+        """Whether some provider of the tree passes the checks of
+        ``pattern``."""
+        return sa.func.max(sa.case((
+            rows.c.mask.op('&')(pattern) == pattern, 1), else_=0)) == 1
+
+    fails = []
+    for suffix, group in checks.items():
+        def pattern(indexes, suffix=suffix):
+            return sum(1 << bits[(suffix, index)] for index in indexes)
+        if suffix:
+            serves = some(pattern(range(len(group))))
+        else:
+            # As tree_serves: each need met by one provider passing the
+            # group's filters.
+            filters = {index for index, check in enumerate(group)
+                       if check.kind in _FILTER_KINDS}
+            serves = sa.and_(sa.true(), *(
+                some(pattern(filters | need))
+                for need in list(_needs(group).values()) or [set()]))
+        fails.append((~serves, len(fails)))
+    if root_required:
+        fails.append((sa.func.min(rows.c.rooted) == 0, len(fails)))
+    trees = sa.select(sa.case(*fails, else_=len(removed_trees) - 1)
+                      .label('rule')).group_by(rows.c.root).subquery()
+    for rule, count in conn.execute(
+            sa.select(trees.c.rule, sa.func.count()).group_by(trees.c.rule)):
+        removed_trees[rule] += count
+
+
+def _free(inv):
+    """What an (outer-joined) inventory has free: NULL without one."""
+    return ((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
+            - sa.func.coalesce(provider_filter.used_from(inv), 0))
