@@ -64,6 +64,10 @@ def _log_explanation(ctx, conn, parsed, version, result):
         summary = explain.empty_summary(conn, parsed, version,
                                         ctx.config.placement, result)
     except Exception:
+        if conn.invalidated:
+            # The database went away: let the reader answer 503 as for any
+            # other statement, rather than commit on a dead connection.
+            raise
         # A diagnostic must never turn the answer into an error.
         LOG.exception('could not explain the empty allocation candidates '
                       'of request %s', ctx.request_id)
