@@ -85,20 +85,22 @@ def test_member_of():
     dashless = query.member_of(params(('member_of', AGG1.replace('-', ''))),
                                LATEST)
     assert dashless.required == (frozenset({AGG1}),)
-    cases = [
-        ((1, 23), [AGG1, AGG2], 'Multiple member_of parameters are not '
-                                'supported'),
-        (LATEST, ['%s,%s' % (AGG1, AGG2)], "must be prefixed with the 'in:'"),
-        (LATEST, ['in:'], "contain valid UUID(s)"),
-        (LATEST, ['in:%s,!%s' % (AGG1, AGG2)], "contain valid UUID(s)"),
-        ((1, 31), ['!' + AGG1], 'Forbidden member_of parameters are not '
-                                'supported'),
-    ]
-    for version, values, message in cases:
-        with pytest.raises(errors.BadRequest) as exc:
-            query.member_of(params(*[('member_of', v) for v in values]),
-                            version)
-        assert message in detail(exc), values
+
+
+@pytest.mark.parametrize('version, values, message', [
+    # The versions just before MULTI_MEMBER_OF and FORBIDDEN_AGGREGATES.
+    (microversions.ERROR_CODES, [AGG1, AGG2],
+     'Multiple member_of parameters are not supported'),
+    (LATEST, ['%s,%s' % (AGG1, AGG2)], "must be prefixed with the 'in:'"),
+    (LATEST, ['in:'], "contain valid UUID(s)"),
+    (LATEST, ['in:%s,!%s' % (AGG1, AGG2)], "contain valid UUID(s)"),
+    (microversions.CANDIDATE_IN_TREE, ['!' + AGG1],
+     'Forbidden member_of parameters are not supported'),
+])
+def test_bad_member_of(version, values, message):
+    with pytest.raises(errors.BadRequest) as exc:
+        query.member_of(params(*[('member_of', v) for v in values]), version)
+    assert message in detail(exc)
 
 
 def test_request_groups_and_orphans():
@@ -115,32 +117,34 @@ def test_request_groups_and_orphans():
     assert net.in_tree == AGG2
     # The first of repeated group_policy and limit counts.
     assert (parsed.group_policy, parsed.limit) == ('isolate', 5)
-    cases = [
-        ([('required', 'A'), ('required1', 'B')],
-         'There must be at least one resources or resources[$S] '
-         'parameter.'),
-        ([('resources', 'VCPU:1'), ('member_of2', AGG1)],
-         "should be specified in `same_subtree` query param: bad group(s) "
-         "- ['2']."),
-        ([('group_policy', 'none')], 'There must be at least one'),
-        ([('resources1', 'VCPU:1'), ('resources2', 'VCPU:1')],
-         'The "group_policy" parameter is required'),
-        ([('resources', 'VCPU:1'), ('in_tree', 'nope')],
-         "Expected 'in_tree' parameter to be a format of uuid"),
-        ([('resources1', 'VCPU:1'), ('required1', 'A,!A')],
-         'Conflicting required and forbidden traits found in the following '
-         'traits keys: required1: (A)'),
-        ([('resources', 'VCPU:1'), ('same_subtree', '_A')],
-         "`same_subtree`: ['_A'] not found in ['']."),
-        ([('resources', 'VCPU:1'), ('limit', 'cow'), ('limit', '1')],
-         "'cow' does not match"),
-        ([('resources1', 'VCPU:1'), ('group_policy', 'bogus'),
-          ('group_policy', 'none')], "'bogus' is not one of"),
-    ]
-    for pairs, message in cases:
-        with pytest.raises(errors.BadRequest) as exc:
-            query.parse_candidate_query(params(*pairs), LATEST)
-        assert message in detail(exc), pairs
+
+
+@pytest.mark.parametrize('pairs, message', [
+    ([('required', 'A'), ('required1', 'B')],
+     'There must be at least one resources or resources[$S] '
+     'parameter.'),
+    ([('resources', 'VCPU:1'), ('member_of2', AGG1)],
+     "should be specified in `same_subtree` query param: bad group(s) "
+     "- ['2']."),
+    ([('group_policy', 'none')], 'There must be at least one'),
+    ([('resources1', 'VCPU:1'), ('resources2', 'VCPU:1')],
+     'The "group_policy" parameter is required'),
+    ([('resources', 'VCPU:1'), ('in_tree', 'nope')],
+     "Expected 'in_tree' parameter to be a format of uuid"),
+    ([('resources1', 'VCPU:1'), ('required1', 'A,!A')],
+     'Conflicting required and forbidden traits found in the following '
+     'traits keys: required1: (A)'),
+    ([('resources', 'VCPU:1'), ('same_subtree', '_A')],
+     "`same_subtree`: ['_A'] not found in ['']."),
+    ([('resources', 'VCPU:1'), ('limit', 'cow'), ('limit', '1')],
+     "'cow' does not match"),
+    ([('resources1', 'VCPU:1'), ('group_policy', 'bogus'),
+      ('group_policy', 'none')], "'bogus' is not one of"),
+])
+def test_bad_candidate_query(pairs, message):
+    with pytest.raises(errors.BadRequest) as exc:
+        query.parse_candidate_query(params(*pairs), LATEST)
+    assert message in detail(exc)
 
 
 def test_resourceless_groups_need_same_subtree():

@@ -11,7 +11,6 @@ times as large; a plan that does per-row work proportional to the data
 makes the work grow about sixteenfold and fails the test.
 """
 import json
-import os
 import uuid
 
 import pytest

@@ -7,7 +7,6 @@ of the handler in ``handlers/<resource>.py`` that the route map names.
 """
 import collections
 
-from placement import microversions
 
 UUID = {'type': 'string', 'format': 'uuid'}
 GENERATION = {'type': 'integer', 'minimum': 0}
