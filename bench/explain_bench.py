@@ -190,7 +190,7 @@ def main(argv=None):
     parser.add_argument('--repeats', type=int, default=10)
     args = parser.parse_args(argv)
     sets = [('flat', n) for n in args.flat] + [('nested', n)
-                                              for n in args.nested]
+                                               for n in args.nested]
     print('| data set | candidates | query ms (median / min) | explain ms '
           '(median / min) | explain / query | empty answer ms, explained / '
           'not |')

@@ -451,7 +451,7 @@ def run(label, cmd, setup_cmd, args, root):
     workdir = tempfile.mkdtemp(prefix='mix-%s-' % label, dir=root)
     db = pb.Database(args.db_url, workdir, '%s_mix' % label)
     pb.log('[%s] %d computes, database %s' % (label, args.computes,
-                                               db.backend))
+                                              db.backend))
     db.create()
     server = pb.Server(label, cmd, setup_cmd, args.workers, db, workdir)
     try:

@@ -16,6 +16,7 @@ from placement import microversions
 SERVICE_TYPE = 'placement'
 HEADER = 'openstack-api-version'
 
+
 def min_version_string():
     return str(microversions.MIN)
 

@@ -65,7 +65,8 @@ class RequestLog:
         try:
             return self.application(environ, _start_response)
         finally:
-            path = environ.get('SCRIPT_NAME', '') + environ.get('PATH_INFO', '')
+            path = environ.get('SCRIPT_NAME', '') + \
+                environ.get('PATH_INFO', '')
             if environ.get('QUERY_STRING'):
                 path += '?' + environ['QUERY_STRING']
             LOG.info('%s "%s %s" status: %s microversion: %s '
@@ -159,5 +160,3 @@ class ContextMiddleware:
             database=self.database, enforcer=self.enforcer, config=self.conf)
         environ[environ_keys.CONTEXT] = ctx
         return self.application(environ, start_response)
-
-

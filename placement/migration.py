@@ -32,7 +32,8 @@ def head():
 def current(engine):
     """The revision the database is at, or None for an empty database."""
     with engine.connect() as conn:
-        return migration.MigrationContext.configure(conn).get_current_revision()
+        context = migration.MigrationContext.configure(conn)
+        return context.get_current_revision()
 
 
 @contextlib.contextmanager

@@ -140,7 +140,7 @@ def extract_json(req, schema):
     # JSON can only carry a NUL escaped; look closer only then.
     if b'\\u0000' in req.body and _has_nul(data):
         raise errors.BadRequest('NUL characters are not allowed in JSON '
-                                 'strings.')
+                                'strings.')
     validate(data, schema)
     return data
 

@@ -211,14 +211,14 @@ class Nested(DataSet):
         self.trees = []
         for i in range(3):
             cn = self.provider(http, 'cn%d' % i,
-                                {'DISK_GB': _inventory(500)})
+                               {'DISK_GB': _inventory(500)})
             numas = []
             for n in range(2):
                 numa = self.provider(http, 'cn%d-numa%d' % (i, n), {
                     'VCPU': _inventory(4),
                     'MEMORY_MB': _inventory(2048)}, parent=cn)
                 fpga = self.provider(http, 'cn%d-numa%d-fpga' % (i, n),
-                                      {'FPGA': _inventory(1)}, parent=numa)
+                                     {'FPGA': _inventory(1)}, parent=numa)
                 numas.append((numa, fpga))
             self.trees.append((cn, numas))
         self.toggled = (self.trees[0][1][0][1], 'FPGA')
@@ -650,7 +650,6 @@ class Probe(threading.Thread):
     def stop(self):
         self._halt.set()
         self.join(35)
-
 
 
 # --- the independent check ------------------------------------------------

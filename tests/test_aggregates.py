@@ -9,10 +9,6 @@ import stress_support as stress
 from helpers import new_provider, version
 
 
-
-
-
-
 def path(rp_uuid):
     return '/resource_providers/%s/aggregates' % rp_uuid
 

@@ -223,7 +223,6 @@ def test_bad_input(client, params, message):
 # -- property test against a brute-force enumerator -------------------------
 
 
-
 def _fits(info, rc, amount):
     inv = info['inventory'].get(rc)
     if inv is None:
@@ -303,8 +302,6 @@ def returned(body):
                              for suffix, uuids in request['mappings'].items())
         found.append((allocations, mappings))
     return found
-
-
 
 
 @hypothesis.settings(
@@ -392,8 +389,7 @@ def test_max_candidates_depth_and_breadth_first(configured, w):
     _four_trees(w)
     depth = configured(max_allocation_candidates=3)
     breadth = configured(max_allocation_candidates=3,
-                         allocation_candidates_generation_strategy=
-                         'breadth-first')
+                         allocation_candidates_generation_strategy='breadth-first')
     roots = _roots(w, get_candidates(depth, resources='VCPU:1'))
     assert len(roots) == 3 and len(set(roots)) == 2
     roots = _roots(w, get_candidates(breadth, resources='VCPU:1'))

@@ -720,7 +720,7 @@ def seeded(server):
 def test_bad_input_is_a_4xx_error_document(seeded, server, case):
     mark = log_mark(server)
     response = seeded.request(case.method, case.path, content=case.content(),
-                             headers=case.headers())
+                              headers=case.headers())
     log = log_since(server, mark)
     assert 'Traceback' not in log, log
     assert response.status_code == case.status, response.text
@@ -828,8 +828,8 @@ def test_every_json_write_refuses_bad_bodies(seeded, server, method, path,
 @pytest.mark.parametrize('version', ['1.0', '1.22', '1.23', 'latest'])
 def test_error_code_appears_from_1_23(seeded, version):
     response = seeded.get(RPS + '/' + UNKNOWN,
-                         headers={'openstack-api-version':
-                                  'placement ' + version})
+                          headers={'openstack-api-version':
+                                   'placement ' + version})
     assert response.status_code == 404
     error = assert_error_document(response, version_of(version))
     if version_of(version) >= microversions.ERROR_CODES:
@@ -851,6 +851,8 @@ HUGE_QUERIES = [
     AC + '?resources=VCPU:%d' % INT64_OVER,
     AC + '?resources=VCPU:%d' % HUGE,
 ]
+
+
 @pytest.mark.parametrize('path', HUGE_QUERIES)
 def test_amounts_beyond_any_column_find_nothing(seeded, server, path):
     mark = log_mark(server)

@@ -84,7 +84,7 @@ def test_no_config_runs_on_sqlite_in_state_dir(tmp_path):
     state = tmp_path / 'state'
     config_dir.mkdir()
     server = helpers.Server(str(config_dir),
-                             env={'XDG_STATE_HOME': str(state)})
+                            env={'XDG_STATE_HOME': str(state)})
     try:
         response = httpx.get(server.url + '/', timeout=10)
         assert response.status_code == 200

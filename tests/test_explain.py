@@ -147,7 +147,8 @@ def test_in_tree(client, w):
     assert body['candidates'] == 2
     # Trees: cn2's tree is not served.
     assert body['combination']['considered'] == 2
-    assert combined(body)["group '' in one tree with its sharing providers"] == (1, 1)
+    assert combined(
+        body)["group '' in one tree with its sharing providers"] == (1, 1)
     assert body['summary'].startswith(
         '1 of 2 provider trees can satisfy the request: 1 are outside the '
         'tree of %s;' % w.uuid('cn1'))
@@ -211,7 +212,8 @@ def test_sharing_provider_serves_a_tree(client, w):
     assert body['candidates'] == 1
     assert body['combination']['considered'] == 3
     # cn1 draws disk from ss; cn2 and ss's own tree cannot serve the group.
-    assert combined(body)["group '' in one tree with its sharing providers"] == (2, 1)
+    assert combined(
+        body)["group '' in one tree with its sharing providers"] == (2, 1)
     assert body['summary'].startswith('1 of 3 provider trees')
 
 
@@ -403,7 +405,7 @@ def test_empty_answer_is_explained_in_the_log(server, client, w):
 def test_explain_empty_results_turned_off(database, world):
     workdir = tempfile.mkdtemp(prefix='explain-', dir=database.workdir)
     helpers.write_config(workdir, database.url,
-                          '[placement]\nexplain_empty_results = False\n')
+                         '[placement]\nexplain_empty_results = False\n')
     server = helpers.Server(workdir)
     try:
         response = httpx.get(server.url + '/allocation_candidates',

@@ -110,7 +110,7 @@ else:
 
 pytestmark = pytest.mark.skipif(
     MOD_WSGI is None, reason=str(MOD_WSGI_ENV) + '; .ci/run installs them '
-                                                'when it can')
+    'when it can')
 
 
 def _load_modules():

@@ -13,12 +13,8 @@ DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,
             'step_size': 1, 'allocation_ratio': 1.0}
 
 
-
-
 def error(response):
     return response.json()['errors'][0]
-
-
 
 
 def url(rp_uuid, class_name=None):
@@ -35,8 +31,6 @@ def put_all(client, rp_uuid, inventories, gen=None, **headers):
         gen = generation(client, rp_uuid)
     return client.put(url(rp_uuid), headers=headers, json={
         'resource_provider_generation': gen, 'inventories': inventories})
-
-
 
 
 def test_new_provider_has_empty_inventory(client):
@@ -74,7 +68,8 @@ def test_post_unknown_class(client):
     response = client.post(url(rp_uuid), json={
         'resource_class': 'CUSTOM_NOT_THERE', 'total': 1})
     assert response.status_code == 400
-    assert 'No such resource class CUSTOM_NOT_THERE' in error(response)['detail']
+    assert 'No such resource class CUSTOM_NOT_THERE' in error(response)[
+        'detail']
 
 
 def test_custom_class_inventory(client):
@@ -87,7 +82,8 @@ def test_custom_class_inventory(client):
 
 
 @pytest.mark.parametrize('field,value,text', [
-    ('total', 0, "Failed validating 'minimum' in schema['properties']['total']"),
+    ('total', 0,
+     "Failed validating 'minimum' in schema['properties']['total']"),
     ('total', MAX_INT + 1, "Failed validating 'maximum'"),
     ('reserved', -1, "Failed validating 'minimum'"),
     ('min_unit', 0, "Failed validating 'minimum'"),

@@ -50,8 +50,8 @@ def _url_with_password(database):
 def server(database):
     url = _url_with_password(database)
     helpers.write_config(database.workdir,
-                          url.render_as_string(hide_password=False),
-                          '[DEFAULT]\ndebug = True\n')
+                         url.render_as_string(hide_password=False),
+                         '[DEFAULT]\ndebug = True\n')
     srv = helpers.Server(database.workdir)
     yield srv
     srv.stop()

@@ -88,7 +88,8 @@ def test_sync_builds_schema_and_standard_rows(synced, config, engine):
     assert HEAD in sync.stdout
     version = run('placement-manage', 'db', 'version', config=config)
     assert version.stdout.strip() == HEAD
-    assert set(tables.metadata.tables) <= set(sa.inspect(engine).get_table_names())
+    assert set(tables.metadata.tables) <= set(
+        sa.inspect(engine).get_table_names())
     with engine.connect() as conn:
         classes = conn.execute(sa.select(tables.resource_classes.c.id,
                                          tables.resource_classes.c.name))

@@ -241,7 +241,7 @@ def test_open_scrape_and_per_provider_figures(database, server, client):
 
 def test_disabled(tmp_path):
     helpers.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path,
-                          '[metrics]\nenabled = false\n')
+                         '[metrics]\nenabled = false\n')
     srv = helpers.Server(str(tmp_path))
     try:
         response = httpx.get(srv.url + '/metrics',

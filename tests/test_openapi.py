@@ -129,7 +129,7 @@ def fuzz_server():
     """A server of its own on SQLite: the fuzzer writes random data."""
     workdir = tempfile.mkdtemp(prefix='placement-fuzz-')
     helpers.write_config(workdir,
-                          'sqlite:///%s/placement.sqlite' % workdir)
+                         'sqlite:///%s/placement.sqlite' % workdir)
     server = helpers.Server(workdir, workers=2)
     yield server
     server.stop()

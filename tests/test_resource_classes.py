@@ -15,8 +15,6 @@ def custom(label):
     return 'CUSTOM_%s_%s' % (label, uuid.uuid4().hex[:8].upper())
 
 
-
-
 def class_ids(db_url):
     """{name: id} straight from the table."""
     engine = sa.create_engine(db_url)

@@ -40,8 +40,6 @@ def put_inventory(client, rp_uuid, **classes):
     assert response.status_code == 200, response.text
 
 
-
-
 def listed(client, **params):
     response = client.get('/resource_providers', params=params)
     assert response.status_code == 200, response.text

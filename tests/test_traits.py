@@ -14,10 +14,6 @@ def custom(label):
     return 'CUSTOM_%s_%s' % (label, uuid.uuid4().hex[:8].upper())
 
 
-
-
-
-
 def set_traits(client, rp_uuid, traits, generation):
     return client.put('/resource_providers/%s/traits' % rp_uuid,
                       json={'traits': traits,

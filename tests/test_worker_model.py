@@ -26,7 +26,7 @@ def server(tmp_path_factory):
     helpers.write_config(
         workdir, 'sqlite:///%s/placement.sqlite' % workdir)
     srv = helpers.Server(workdir, workers=1,
-                          args=['--request-timeout', str(REQUEST_TIMEOUT)])
+                         args=['--request-timeout', str(REQUEST_TIMEOUT)])
     yield srv
     srv.stop()
 

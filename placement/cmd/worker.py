@@ -10,9 +10,10 @@ until its headers and its body (when its length is declared and small) are
 in, and only then gives it to a thread, with the bytes already read pushed
 back into the request parser.  A client that sends ``Expect: 100-continue``
 holds its body back until it is told to go on, so its request goes to a
-thread as soon as its headers are in (gunicorn answers the expectation).  A request that has not arrived within
-``request_read_timeout`` seconds is dropped.  Idle kept-alive connections
-are gunicorn's own business (``keepalive``).
+thread as soon as its headers are in (gunicorn answers the expectation).
+A request that has not arrived within ``request_read_timeout`` seconds is
+dropped.  Idle kept-alive connections are gunicorn's own business
+(``keepalive``).
 
 This uses the internals of gunicorn 27's ThreadWorker (``enqueue_req``,
 ``murder_keepalived``, the connection's parser); tests/test_worker_model.py

@@ -93,7 +93,7 @@ def set_allocations_for_consumer(req):
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
         raise errors.BadRequest('Malformed consumer_uuid: %s'
-                                 % req.urlvars['consumer_uuid'])
+                                % req.urlvars['consumer_uuid'])
     data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
     ctx.database.write(alloc_obj.write,
                        [consumer_write(req, consumer_uuid, data)])
@@ -118,7 +118,7 @@ def delete_allocations(req):
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
         raise errors.NotFound("No allocations for consumer '%s'"
-                               % req.urlvars['consumer_uuid'])
+                              % req.urlvars['consumer_uuid'])
     ctx.database.write(alloc_obj.delete_for_consumer, consumer_uuid)
     return util.empty_response(req)
 

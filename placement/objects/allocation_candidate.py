@@ -234,7 +234,7 @@ class _Reader:
         mine = RPA.alias('mine')
         theirs = RPA.alias('theirs')
         served = {}
-        rows = _fetch(self.conn,
+        statement = (
             sa.select(RPT.c.resource_provider_id, member.c.root_provider_id)
             .select_from(
                 RPT.join(mine, mine.c.resource_provider_id
@@ -243,6 +243,7 @@ class _Reader:
                 .join(member, member.c.id == theirs.c.resource_provider_id))
             .where(RPT.c.trait_id == self.trait_ids[SHARING_TRAIT])
             .distinct())
+        rows = _fetch(self.conn, statement)
         for rp, root in rows:
             served.setdefault(rp, set()).add(root)
         sharing = candidate_search.Sharing(

@@ -474,7 +474,7 @@ def nearest(facts):
             misses[rp] = (rank, facts.providers[rp].name, suffix, index, rp)
     found = []
     for _, name, suffix, index, rp in heapq.nsmallest(NEAREST,
-                                                     misses.values()):
+                                                      misses.values()):
         check = facts.checks[suffix][index]
         detail = facts.failures[suffix][rp][index]
         found.append({'uuid': facts.providers[rp].uuid, 'name': name,
@@ -659,7 +659,7 @@ def empty_summary(conn, query, version, conf, candidates):
             rows.c.mask, rows.c.rooted, sa.func.count(),
             *(sa.func.max(rows.c['free_%d' % n])
               for n in range(len(capacities)))).group_by(rows.c.mask,
-                                                          rows.c.rooted)):
+                                                         rows.c.rooted)):
         passed, rooted, count = row[:3]
         providers += count
         frees = dict(zip(capacities, row[3:]))

@@ -169,6 +169,7 @@ def replace_all(conn, uuid, client_generation, records, *,
     names = base.resource_class_names(conn, current) if current else {}
     removed = {names[cid]: cid for cid in current
                if cid not in wanted.values()}
+
     def capacity():
         if check_capacity:
             _check_capacity('update', uuid, records,
