@@ -35,8 +35,8 @@ def handler(func):
     def wrapper(req):
         # Only reads negotiate the body type (as upstream): a write with
         # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
-        if (req.method == 'GET' and req.accept
-                and JSON not in req.accept):
+        if (req.method == 'GET'
+                and not req.accept.acceptable_offers([JSON])):
             raise errors.NotAcceptable('Only application/json is provided')
         _check_url_text(req)
         return func(req)

@@ -1,4 +1,5 @@
 """The WSGI core over real HTTP: versions, errors, request ids."""
+import pytest
 
 
 def test_version_document(client):
@@ -17,6 +18,18 @@ def test_unknown_url_is_json_404_with_code(client):
     error = response.json()['errors'][0]
     assert error['code'] == 'placement.undefined_code'
     assert error['request_id'] == response.headers['openstack-request-id']
+
+
+@pytest.mark.parametrize('accept, status', [
+    ('application/json', 200), ('application/*', 200), ('*/*', 200),
+    ('text/html, application/json;q=0.1', 200),
+    ('text/plain', 406), ('application/json;q=0', 406),
+    # An Accept header that does not parse is no preference at all.
+    ('a;;q=x', 200),
+])
+def test_reads_negotiate_json(client, accept, status):
+    response = client.get('/resource_providers', headers={'accept': accept})
+    assert response.status_code == status
 
 
 def test_unsupported_version_names_range(client):
