@@ -183,31 +183,73 @@ class Database:
                 time.sleep(min(0.005 * attempt, 0.05))
 
 
-# Fragments of driver messages that mean "the transaction lost a race and
-# can simply be run again".
-_RETRYABLE = (
-    'deadlock',                       # MySQL 1213, PostgreSQL 40P01
-    'lock wait timeout',              # MySQL 1205
-    'could not serialize access',     # PostgreSQL 40001
-    'record has changed since last read',  # MariaDB snapshot isolation
-)
-# Fragments that mean the database is not reachable right now.
-_UNAVAILABLE = (
-    "can't connect", 'lost connection', 'server has gone away',
-    'connection refused', 'could not connect', 'server closed the connection',
-    'terminating connection', 'connection reset', 'the database system is',
-    'unable to open database', 'broken pipe', 'connection was killed',
-    'shutdown in progress',           # MariaDB 1053 while stopping
-    # Galera 1047: a node that is joining, donating or out of the primary
-    # component refuses queries.
-    'wsrep has not yet prepared node',
-    # MariaDB 1180: the node lost the cluster while committing; whether
-    # the transaction committed elsewhere is unknown, as with a lost
+# What a driver error means, by the error code the driver reports (never
+# by its message, which varies with versions and locales).
+RETRY = 'retry'              # lost a race: run the transaction again
+UNAVAILABLE = 'unavailable'  # the database cannot be reached right now
+
+# MySQL and MariaDB error numbers (PyMySQL: the first of ``args``).
+_MYSQL_CODES = {
+    1213: RETRY,        # ER_LOCK_DEADLOCK, also Galera's failed certification
+    1205: RETRY,        # ER_LOCK_WAIT_TIMEOUT
+    1020: RETRY,        # ER_CHECKREAD: changed since last read (MariaDB)
+    2002: UNAVAILABLE,  # CR_CONNECTION_ERROR
+    2003: UNAVAILABLE,  # CR_CONN_HOST_ERROR
+    2006: UNAVAILABLE,  # CR_SERVER_GONE_ERROR
+    2013: UNAVAILABLE,  # CR_SERVER_LOST
+    2055: UNAVAILABLE,  # CR_SERVER_LOST_EXTENDED
+    1040: UNAVAILABLE,  # ER_CON_COUNT_ERROR: too many connections
+    1053: UNAVAILABLE,  # ER_SERVER_SHUTDOWN
+    1927: UNAVAILABLE,  # ER_CONNECTION_KILLED
+    # Galera: a node that is joining, donating or outside the primary
+    # component refuses queries ...
+    1047: UNAVAILABLE,  # ER_UNKNOWN_COM_ERROR ("WSREP has not yet prepared")
+    # ... and one that lost the cluster while committing cannot tell
+    # whether the transaction committed elsewhere, as with a lost
     # connection.
-    'during commit',
-    'connection already closed', 'ssl syscall error',
-    'database is locked',             # SQLite busy past the timeout
-)
+    1180: UNAVAILABLE,  # ER_ERROR_DURING_COMMIT
+}
+# PostgreSQL SQLSTATEs; a class of codes by its first characters.
+_POSTGRESQL_CODES = {
+    '40P01': RETRY,        # deadlock_detected
+    '40001': RETRY,        # serialization_failure
+    '57P': UNAVAILABLE,    # admin/crash shutdown, cannot connect now
+    '08': UNAVAILABLE,     # connection exceptions
+    '53300': UNAVAILABLE,  # too_many_connections
+}
+# SQLite result codes (primary codes: the low byte of the extended one).
+_SQLITE_CODES = {
+    5: UNAVAILABLE,        # SQLITE_BUSY: locked past the busy timeout
+    6: UNAVAILABLE,        # SQLITE_LOCKED
+    14: UNAVAILABLE,       # SQLITE_CANTOPEN
+}
+
+
+def classify(dialect, driver_error):
+    """RETRY, UNAVAILABLE or None for an error of ``dialect``'s driver."""
+    if dialect == 'mysql':
+        code = driver_error.args[0] if driver_error.args else None
+        if type(driver_error).__name__ == 'InterfaceError':
+            # PyMySQL's "the connection is already closed".
+            return UNAVAILABLE
+        return _MYSQL_CODES.get(code)
+    if dialect == 'postgresql':
+        code = getattr(driver_error, 'pgcode', None)
+        if code is None:
+            # psycopg2 reports a broken or refused connection without a
+            # SQLSTATE, as an OperationalError or InterfaceError.
+            if type(driver_error).__name__ in ('OperationalError',
+                                               'InterfaceError'):
+                return UNAVAILABLE
+            return None
+        for prefix in (code, code[:3], code[:2]):
+            if prefix in _POSTGRESQL_CODES:
+                return _POSTGRESQL_CODES[prefix]
+        return None
+    if dialect == 'sqlite':
+        code = getattr(driver_error, 'sqlite_errorcode', None)
+        return None if code is None else _SQLITE_CODES.get(code & 0xff)
+    return None
 
 
 @contextlib.contextmanager
@@ -218,23 +260,24 @@ def _translate_db_errors(engine):
     while it is handed back to the pool (its isolation level being reset),
     they escape SQLAlchemy's wrapping.
     """
+    dialect = engine.dialect.name
     try:
         yield
     except sa_exc.DBAPIError as exc:
-        _raise_translated(exc.orig, exc.connection_invalidated)
+        _raise_translated(dialect, exc.orig, exc.connection_invalidated)
         raise
     except engine.dialect.loaded_dbapi.Error as exc:
-        _raise_translated(exc, False)
+        _raise_translated(dialect, exc, False)
         raise
 
 
-def _raise_translated(driver_error, invalidated):
-    message = str(driver_error).lower()
-    if any(fragment in message for fragment in _RETRYABLE):
+def _raise_translated(dialect, driver_error, invalidated):
+    meaning = classify(dialect, driver_error)
+    if meaning == RETRY:
         raise errors.RetryableConflict(
             'The database reported a conflicting concurrent update.',
             reason='deadlock') from None
-    if invalidated or any(fragment in message for fragment in _UNAVAILABLE):
+    if invalidated or meaning == UNAVAILABLE:
         LOG.warning('database unavailable: %s', driver_error)
         raise errors.ServiceUnavailable(
             'The placement database is unavailable; try again shortly.'

@@ -1,0 +1,94 @@
+"""Database errors are told apart by the codes the drivers report, not by
+their messages: real errors raised by real databases, with messages that
+say nothing, are retried (a lost race) or answered 503 (no database)."""
+import sqlite3
+
+import pytest
+
+from placement import conf as placement_conf
+from placement import db
+from placement import errors
+
+import helpers
+
+WORDLESS = 'no words here'
+
+
+def raise_on(conn, code):
+    """Make the database itself raise the error ``code`` on ``conn``."""
+    dialect = conn.dialect.name
+    if dialect == 'mysql':
+        conn.exec_driver_sql(
+            "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = %d, "
+            "MESSAGE_TEXT = '%s'" % (code, WORDLESS))
+    else:
+        conn.exec_driver_sql(
+            "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '%s', "
+            "MESSAGE = '%s'; END $$" % (code, WORDLESS))
+
+
+@pytest.fixture(scope='module')
+def database(database):
+    if database.backend == 'sqlite':
+        pytest.skip('SQLite cannot raise an error code on demand; '
+                    'see test_sqlite_busy_is_unavailable')
+    path = helpers.write_config(database.workdir, database.url)
+    conf = placement_conf.load(config_files=[path])
+    placement_db = db.Database(conf)
+    yield placement_db
+    placement_db.dispose()
+
+
+# What each kind of error is called by each database, and what the
+# service makes of it (None: neither a race nor an outage, so a bug, left
+# for the fault middleware's 500).
+KINDS = {
+    'deadlock': (1213, '40P01', errors.RetryableConflict),
+    'lost race': (1205, '40001', errors.RetryableConflict),
+    'connection lost': (2013, '08006', errors.ServiceUnavailable),
+    'shutting down': (1053, '57P01', errors.ServiceUnavailable),
+    'duplicate key': (1062, '23505', None),
+}
+
+
+@pytest.mark.parametrize('kind', sorted(KINDS))
+def test_codes_decide(database, kind):
+    mysql_code, postgresql_code, expected = KINDS[kind]
+    code = mysql_code if database.dialect == 'mysql' else postgresql_code
+    with pytest.raises(Exception) as caught:
+        with database.reader() as conn:
+            raise_on(conn, code)
+    if expected is None:
+        assert not isinstance(caught.value, errors.PlacementError)
+    else:
+        assert type(caught.value) is expected
+
+
+def test_write_lost_to_a_deadlock_is_run_again(database):
+    mysql_code, postgresql_code, _ = KINDS['deadlock']
+    code = mysql_code if database.dialect == 'mysql' else postgresql_code
+    attempts = []
+
+    def write(conn):
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise_on(conn, code)
+        return 'written'
+
+    assert database.write(write) == 'written'
+    assert len(attempts) == 2
+
+
+def test_sqlite_busy_is_unavailable(tmp_path):
+    path = str(tmp_path / 'busy.sqlite')
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute('CREATE TABLE t (x INTEGER)')
+    holder.execute('BEGIN IMMEDIATE')
+    waiter = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            waiter.execute('BEGIN IMMEDIATE')
+    finally:
+        waiter.close()
+        holder.close()
+    assert db.classify('sqlite', caught.value) == db.UNAVAILABLE
