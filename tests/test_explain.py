@@ -84,7 +84,7 @@ def test_inventory_and_units(client, w):
         'resources=VCPU:4 (min_unit, max_unit, step_size)': (2, 1),
         'resources=VCPU:4 (capacity)': (0, 1)}
     assert body['summary'] == (
-        '1 of 4 resource providers can satisfy the request: 1 have no VCPU '
+        '1 of 4 resource providers can satisfy the request: 1 has no VCPU '
         'inventory; 2 cannot take VCPU:4 in one allocation (min_unit, '
         'max_unit, step_size).')
     details = {n['name']: n['detail'] for n in body['nearest']}
@@ -103,13 +103,13 @@ def test_required_forbidden_and_any_of_traits(client, w):
     assert steps(body)['required=HW_CPU_X86_AVX2'] == (1, 2)
     assert body['candidates'] == 2
     assert body['summary'] == (
-        '2 of 3 resource providers can satisfy the request: 1 lack the '
+        '2 of 3 resource providers can satisfy the request: 1 lacks the '
         'required trait HW_CPU_X86_AVX2.')
     assert [(n['name'], n['detail']) for n in body['nearest']] == [
         ('plain', 'lacks the trait(s) (required=HW_CPU_X86_AVX2)')]
     body = explain(client, resources='VCPU:1', required='!HW_CPU_X86_SSE')
     assert steps(body)['required=!HW_CPU_X86_SSE'] == (1, 2)
-    assert '1 have the forbidden trait HW_CPU_X86_SSE' in body['summary']
+    assert '1 has the forbidden trait HW_CPU_X86_SSE' in body['summary']
     body = explain(client, resources='VCPU:1',
                    required='in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2')
     assert steps(body)['required=in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2'] == (2, 1)
@@ -134,7 +134,7 @@ def test_member_of_and_forbidden_aggregates(client, w):
     body = explain(client, resources='VCPU:1', member_of='!' + agg_b)
     assert steps(body)['member_of=!' + agg_b] == (1, 2)
     assert body['candidates'] == 2
-    assert ('1 are in a forbidden aggregate of %s' % agg_b
+    assert ('1 is in a forbidden aggregate of %s' % agg_b
             in body['summary'])
 
 
@@ -150,7 +150,7 @@ def test_in_tree(client, w):
     assert combined(
         body)["group '' in one tree with its sharing providers"] == (1, 1)
     assert body['summary'].startswith(
-        '1 of 2 provider trees can satisfy the request: 1 are outside the '
+        '1 of 2 provider trees can satisfy the request: 1 is outside the '
         'tree of %s;' % w.uuid('cn1'))
 
 
@@ -172,7 +172,7 @@ def test_isolate_removes_trees_the_groups_alone_allow(client, w):
         "group '2' in one tree with its sharing providers": (0, 2),
         spanning: (1, 1)}
     assert body['summary'] == (
-        '1 of 2 provider trees can satisfy the request: 1 trees are left '
+        '1 of 2 provider trees can satisfy the request: 1 tree is left '
         'without a candidate by ' + spanning + '.')
     body = explain(client, group_policy='none', **params)
     assert combined(body)[spanning.replace(
@@ -393,7 +393,7 @@ def test_empty_answer_is_explained_in_the_log(server, client, w):
     assert ' INFO placement.handlers.allocation_candidate ' in line
     assert line.endswith(
         'request_id: %s global_request_id: %s: 0 of 1 resource providers '
-        'can satisfy the request: 1 lack capacity for VCPU (largest free 2, '
+        'can satisfy the request: 1 lacks capacity for VCPU (largest free 2, '
         'requested 4).' % (local_id, global_id))
     found = client.get('/allocation_candidates',
                        params={'resources': 'VCPU:1'})

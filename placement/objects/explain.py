@@ -392,15 +392,16 @@ def _needs(checks):
 
 def tree_rules(suffixes, root_check, spanning):
     """The rules over whole trees, in order: (label, summary clause with
-    %(n)s and %(noun)s).  ``spanning`` is None when the engine's answer
-    was cut by a limit."""
+    the keys of ``_tree_words``).  ``spanning`` is None when the engine's
+    answer was cut by a limit."""
     rules = [("group '%s' in one tree with its sharing providers" % suffix,
               "%%(n)s %%(noun)s cannot serve group '%s'" % suffix)
              for suffix in suffixes]
     if root_check:
-        rules.append((root_check, '%%(n)s %%(noun)s fail %s' % root_check))
+        rules.append((root_check,
+                      '%%(n)s %%(noun)s %%(fail)s %s' % root_check))
     if spanning:
-        rules.append((spanning, '%%(n)s %%(noun)s are left without a '
+        rules.append((spanning, '%%(n)s %%(noun)s %%(are)s left without a '
                       'candidate by %s' % spanning))
     return rules
 
@@ -428,7 +429,7 @@ def combination(facts, noun='trees'):
         steps.append({'check': label, 'removed': removed,
                       'remaining': len(left)})
         if removed:
-            reasons.append(reason % {'n': _number(removed), 'noun': noun})
+            reasons.append(reason % _tree_words(removed, noun))
         remaining = left
 
     for suffix, checks in facts.checks.items():
@@ -507,26 +508,41 @@ def _reason(check, count, largest_free):
     """One clause of the summary: ``count`` providers removed by ``check``;
     ``largest_free`` is the most any of them has free (capacity only)."""
     n = _number(count)
+    one = count == 1
     names = ', '.join(sorted(check.names))
     if check.kind == 'capacity':
-        return '%s lack capacity for %s (largest free %d, requested %d)' % (
-            n, check.rc, largest_free, check.amount)
+        return '%s %s capacity for %s (largest free %d, requested %d)' % (
+            n, 'lacks' if one else 'lack', check.rc, largest_free,
+            check.amount)
     if check.kind == 'inventory':
-        return '%s have no %s inventory' % (n, check.rc)
+        return '%s %s no %s inventory' % (
+            n, 'has' if one else 'have', check.rc)
     if check.kind == 'units':
         return ('%s cannot take %s:%d in one allocation (min_unit, '
                 'max_unit, step_size)' % (n, check.rc, check.amount))
+    are = 'is' if one else 'are'
     if check.kind == 'in_tree':
-        return '%s are outside the tree of %s' % (n, check.label[8:])
+        return '%s %s outside the tree of %s' % (n, are, check.label[8:])
     if check.kind == 'member_of':
-        return '%s are in none of the aggregates %s' % (n, names)
+        return '%s %s in none of the aggregates %s' % (n, are, names)
     if check.kind == 'forbidden_aggregates':
-        return '%s are in a forbidden aggregate of %s' % (n, names)
+        return '%s %s in a forbidden aggregate of %s' % (n, are, names)
+    have = 'has' if one else 'have'
     if check.kind == 'forbidden_trait':
-        return '%s have the forbidden trait %s' % (n, names)
+        return '%s %s the forbidden trait %s' % (n, have, names)
     if len(check.names) == 1:
-        return '%s lack the required trait %s' % (n, names)
-    return '%s have none of the traits %s' % (n, names)
+        return '%s %s the required trait %s' % (
+            n, 'lacks' if one else 'lack', names)
+    return '%s %s none of the traits %s' % (n, have, names)
+
+
+def _tree_words(count, noun):
+    """The words of a tree rule's clause for ``count`` trees (or providers:
+    ``noun`` is the plural), in agreement."""
+    one = count == 1
+    return {'n': _number(count), 'noun': noun[:-1] if one else noun,
+            'fail': 'fails' if one else 'fail',
+            'are': 'is' if one else 'are'}
 
 
 def _number(count):
@@ -684,7 +700,7 @@ def empty_summary(conn, query, version, conf, candidates):
     considered = sum(removed_trees)
     flat = len(checks) == 1 and considered == providers
     noun = 'providers' if flat else 'trees'
-    tree_reasons = [reason % {'n': _number(count), 'noun': noun}
+    tree_reasons = [reason % _tree_words(count, noun)
                     for (_, reason), count in zip(rules, removed_trees)
                     if count]
     if flat and removed_trees[0]:
