@@ -557,7 +557,7 @@ def test_allocation_candidate_explain(osc, candidates_cloud):
     lines = out.splitlines()
     assert re.match(r'1 of \d+ provider trees can satisfy the request: ',
                     lines[0])
-    assert '1 lack capacity for %s (largest free 4, requested 6)' % c[
+    assert '1 lacks capacity for %s (largest free 4, requested 6)' % c[
         'cores'] in lines[0]
     assert lines[1] == 'Candidates: 1'
     assert re.match(r"Nearest: rp-\w+ \(%s\) group '': %s: 4 free, 6 "
