@@ -293,7 +293,7 @@ def test_traits_and_provider_traits(osc):
     assert 'HTTP 409' in err
     err = fails(osc, 'resource', 'provider', 'trait', 'set', rp['uuid'],
                 '--trait', 'CUSTOM_NO_SUCH_TRAIT_X')
-    assert 'No such trait(s): CUSTOM_NO_SUCH_TRAIT_X' in err
+    assert 'No such trait CUSTOM_NO_SUCH_TRAIT_X' in err
 
     osc('resource', 'provider', 'trait', 'delete', rp['uuid'])
     assert osc('resource', 'provider', 'trait', 'list', rp['uuid'],
