@@ -12,6 +12,10 @@ import tempfile
 import httpx
 import pytest
 
+from placement import conf as placement_conf
+from placement import db
+from placement.objects import bootstrap
+
 import helpers
 from helpers import BACKENDS
 import openapi_support
@@ -68,3 +72,15 @@ def w(world):
     """The module's ``world``, emptied for this test."""
     world.clear()
     yield world
+
+
+@pytest.fixture(scope='module')
+def placement_db(database):
+    """The service's own ``db.Database`` on a migrated ``database``, for
+    tests below HTTP."""
+    path = helpers.write_config(database.workdir, database.url)
+    conf = placement_conf.load(config_files=[path])
+    placement_db = db.Database(conf)
+    bootstrap.prepare_database(placement_db, migrate=True)
+    yield placement_db
+    placement_db.dispose()

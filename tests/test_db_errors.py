@@ -5,11 +5,9 @@ import sqlite3
 
 import pytest
 
-from placement import conf as placement_conf
 from placement import db
 from placement import errors
 
-import helpers
 
 WORDLESS = 'no words here'
 
@@ -28,15 +26,11 @@ def raise_on(conn, code):
 
 
 @pytest.fixture(scope='module')
-def database(database):
-    if database.backend == 'sqlite':
+def server_db(placement_db):
+    if placement_db.dialect == 'sqlite':
         pytest.skip('SQLite cannot raise an error code on demand; '
                     'see test_sqlite_busy_is_unavailable')
-    path = helpers.write_config(database.workdir, database.url)
-    conf = placement_conf.load(config_files=[path])
-    placement_db = db.Database(conf)
-    yield placement_db
-    placement_db.dispose()
+    return placement_db
 
 
 # What each kind of error is called by each database, and what the
@@ -52,11 +46,11 @@ KINDS = {
 
 
 @pytest.mark.parametrize('kind', sorted(KINDS))
-def test_codes_decide(database, kind):
+def test_codes_decide(server_db, kind):
     mysql_code, postgresql_code, expected = KINDS[kind]
-    code = mysql_code if database.dialect == 'mysql' else postgresql_code
+    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
     with pytest.raises(Exception) as caught:
-        with database.reader() as conn:
+        with server_db.reader() as conn:
             raise_on(conn, code)
     if expected is None:
         assert not isinstance(caught.value, errors.PlacementError)
@@ -64,9 +58,9 @@ def test_codes_decide(database, kind):
         assert type(caught.value) is expected
 
 
-def test_write_lost_to_a_deadlock_is_run_again(database):
+def test_write_lost_to_a_deadlock_is_run_again(server_db):
     mysql_code, postgresql_code, _ = KINDS['deadlock']
-    code = mysql_code if database.dialect == 'mysql' else postgresql_code
+    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
     attempts = []
 
     def write(conn):
@@ -75,7 +69,7 @@ def test_write_lost_to_a_deadlock_is_run_again(database):
             raise_on(conn, code)
         return 'written'
 
-    assert database.write(write) == 'written'
+    assert server_db.write(write) == 'written'
     assert len(attempts) == 2
 
 

@@ -13,21 +13,16 @@ makes the work grow about sixteenfold and fails the test.
 import json
 import uuid
 
-import pytest
 import sqlalchemy as sa
 import webob.multidict
 from urllib import parse
 
-from placement import conf as placement_conf
-from placement import db
 from placement import microversions
 from placement import query
 from placement import tables
 from placement.objects import allocation_candidate
-from placement.objects import bootstrap
 from placement.objects import resource_provider
 
-import helpers
 
 LATEST = microversions.MAX
 AGG_FLAT = str(uuid.UUID(int=1))
@@ -183,16 +178,6 @@ class WorkCounter:
                     ) * node.get('Actual Loops', 1)
             return rows + sum(walk(child) for child in node.get('Plans', ()))
         return walk(plan[0]['Plan'])
-
-
-@pytest.fixture(scope='module')
-def placement_db(database):
-    path = helpers.write_config(database.workdir, database.url)
-    conf = placement_conf.load(config_files=[path])
-    placement_db = db.Database(conf)
-    bootstrap.prepare_database(placement_db, migrate=True)
-    yield placement_db
-    placement_db.engine.dispose()
 
 
 def _params(query_string):

@@ -31,7 +31,7 @@ INV = tables.inventories
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 
-SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
+SHARING_TRAIT = allocation_candidate.SHARING_TRAIT
 NEAREST = 5
 # Check kinds that decide whether a provider may serve the unsuffixed group
 # at all (the others say which of its classes and traits it brings).
