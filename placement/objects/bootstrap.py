@@ -27,7 +27,7 @@ def prepare_database(database, migrate=False):
         raise SchemaNotReady(
             'database schema is at %s, this service needs %s; run '
             '"placement-manage db sync"' % (revision, migration.head()))
-    _with_retry(lambda: sync_standard_names(engine))
+    _with_retry(lambda: sync_standard_names(database))
 
 
 def _with_retry(func, attempts=5):
@@ -42,9 +42,13 @@ def _with_retry(func, attempts=5):
             LOG.debug('start-up database work raced; retrying')
 
 
-def sync_standard_names(engine):
-    """Insert missing standard classes (id = position) and traits."""
-    with engine.begin() as conn:
+def sync_standard_names(database):
+    """Insert missing standard classes (id = position) and traits.
+
+    A writer transaction, as for any write: on SQLite it takes the write
+    lock up front, so workers starting at once wait for each other instead
+    of failing with "database is locked"."""
+    with database.writer() as conn:
         present = dict(conn.execute(
             sa.select(tables.resource_classes.c.name,
                       tables.resource_classes.c.id)).all())
