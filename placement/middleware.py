@@ -86,6 +86,14 @@ def _is_uuid(value):
     return True
 
 
+def prefer_json_errors(environ):
+    """webob renders errors as HTML, JSON or text by Accept; anything but
+    an explicit preference for another type (an empty header states none)
+    gets JSON."""
+    if environ.get('HTTP_ACCEPT', '*/*') in ('*/*', ''):
+        environ['HTTP_ACCEPT'] = 'application/json'
+
+
 class FaultWrapper:
     """Turn every exception into an upstream-format error response."""
 
@@ -94,10 +102,7 @@ class FaultWrapper:
 
     @webob.dec.wsgify
     def __call__(self, req):
-        # webob renders errors as HTML, JSON or text by Accept; anything
-        # but an explicit preference for another type gets JSON.
-        if req.environ.get('HTTP_ACCEPT', '*/*') == '*/*':
-            req.environ['HTTP_ACCEPT'] = 'application/json'
+        prefer_json_errors(req.environ)
         try:
             response = req.get_response(self.application)
         except (errors.PlacementError, webob.exc.HTTPException) as exc:

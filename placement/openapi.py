@@ -161,6 +161,42 @@ def _operation(path, func):
     return result
 
 
+def _body_properties(response):
+    """The property names of a response body, over all its alternatives."""
+    schema = response.get('content', {}).get('application/json', {}).get(
+        'schema', {})
+    names = set()
+    for alternative in schema.get('anyOf', [schema]):
+        names.update(alternative.get('properties', ()))
+    return names
+
+
+def _add_links(paths):
+    """OpenAPI links from each creation (a POST on a collection) to the
+    operations under the created item, when the answer names the item's
+    URL parameter: ``POST /resource_providers`` answers ``uuid``, which
+    ``/resource_providers/{uuid}/...`` take.  Clients such as
+    schemathesis follow them to reach existing resources."""
+    for collection, operations in paths.items():
+        creation = operations.get('post')
+        if creation is None:
+            continue
+        prefix = collection.rstrip('/') + '/{'
+        for path, targets in paths.items():
+            if not path.startswith(prefix):
+                continue
+            name = path[len(prefix):].partition('}')[0]
+            for status, response in creation['responses'].items():
+                if not status.startswith('2') or (
+                        name not in _body_properties(response)):
+                    continue
+                links = response.setdefault('links', {})
+                for target in targets.values():
+                    links[target['operationId']] = {
+                        'operationId': target['operationId'],
+                        'parameters': {name: '$response.body#/' + name}}
+
+
 @functools.lru_cache(maxsize=None)
 def document():
     """The OpenAPI document (a dict; treat it as read-only)."""
@@ -170,6 +206,7 @@ def document():
         path = path or '/'
         paths[path] = {method.lower(): _operation(path, func)
                        for method, func in methods.items()}
+    _add_links(paths)
     return {
         'openapi': '3.1.0',
         'info': {
@@ -204,9 +241,9 @@ def document():
             'headers': {
                 'OpenStack-API-Version': {
                     'description': 'The version that answered.',
-                    'schema': {'type': 'string'}},
+                    'required': True, 'schema': {'type': 'string'}},
                 'Location': {'description': 'URL of the created resource.',
-                             'schema': {'type': 'string'}},
+                             'required': True, 'schema': {'type': 'string'}},
             },
             'schemas': {'Error': copy.deepcopy(base.ANY_ERROR)},
         },

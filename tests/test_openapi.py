@@ -3,6 +3,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 import tempfile
@@ -10,12 +11,15 @@ import uuid
 
 import httpx
 import pytest
+import webob
 from openapi_spec_validator import validate
 
 import helpers
 import openapi_support
+from placement import environ_keys
 from placement import microversions
 from placement import openapi
+from placement import openapi_check
 from placement import router
 from placement import schemas
 
@@ -102,6 +106,21 @@ def test_versioned_alternatives():
     assert limit['x-openstack'] == {'min-ver': '1.16'}
 
 
+def test_a_created_provider_links_to_its_operations():
+    """The answer of POST /resource_providers (with a body from 1.20)
+    links to every operation of the route map under the new provider."""
+    responses = openapi.document()['paths']['/resource_providers']['post'][
+        'responses']
+    under = {func.__name__ for path, methods in router.ROUTES.items()
+             if path.startswith(router.PROVIDER) for func in methods.values()}
+    links = responses['200']['links']
+    assert set(links) == under
+    assert links['get_inventory'] == {
+        'operationId': 'get_inventory',
+        'parameters': {'uuid': '$response.body#/uuid'}}
+    assert 'links' not in responses['201']      # no body to link from
+
+
 def test_checker_refuses_a_response_the_document_lacks():
     request = httpx.Request('GET', 'http://service/resource_providers/x')
     response = httpx.Response(
@@ -116,6 +135,77 @@ def test_checker_refuses_a_response_the_document_lacks():
         openapi_support.check(response)
 
 
+def _answering(status, body, headers=()):
+    """A WSGI app answering every request with this status and body (a
+    JSON value, or None for none)."""
+    def app(environ, start_response):
+        start_response(status, [('Content-Type', 'application/json'),
+                                ('openstack-api-version', 'placement 1.6'),
+                                *headers])
+        return [] if body is None else [json.dumps(body).encode()]
+    return openapi_check.ResponseValidator(app)
+
+
+def _call(app, path, method='GET'):
+    request = webob.Request.blank(path, method=method)
+    request.environ[environ_keys.REQUEST_ID] = 'req-test'
+    return request.get_response(app)
+
+
+def test_validator_passes_a_valid_response_untouched():
+    app = _answering('200 OK', {'traits': ['CUSTOM_A']},
+                     [('X-Extra', 'kept')])
+    response = _call(app, '/traits')
+    assert response.status_code == 200
+    assert response.headers['X-Extra'] == 'kept'
+    assert response.json == {'traits': ['CUSTOM_A']}
+    # Not the API's own URLs (the router's 404) are left alone.
+    assert _call(app, '/no/such/thing').status_code == 200
+
+
+@pytest.mark.parametrize('status,body,headers,names', [
+    ('200 OK', {'traits': 'CUSTOM_A'}, (), "'CUSTOM_A' is not of type"),
+    ('200 OK', {'traits': [], 'more': 1}, (), 'Additional properties'),
+    ('202 Accepted', {'traits': []}, (), 'status not in the document'),
+])
+def test_validator_refuses_a_broken_response(caplog, status, body, headers,
+                                             names):
+    response = _call(_answering(status, body, headers), '/traits')
+    assert response.status_code == 500
+    [error] = response.json['errors']
+    assert error['status'] == 500
+    assert error['request_id'] == 'req-test'
+    assert ('The response breaks the OpenAPI document: GET /traits -> '
+            in error['detail'])
+    assert names in error['detail']
+    assert names in caplog.text
+
+
+def test_validator_wants_any_error_in_the_error_format():
+    """Even outside the document's operations (the router's 404)."""
+    response = _call(_answering('404 Not Found', {'message': 'gone'}),
+                     '/no/such/thing')
+    assert response.status_code == 500
+    assert ('GET /no/such/thing -> 404: ' in
+            response.json['errors'][0]['detail'])
+
+
+def test_validator_wants_the_location_of_a_creation():
+    app = _answering('201 Created', None)
+    response = _call(app, '/resource_providers', method='POST')
+    assert response.status_code == 500
+    assert 'no Location header' in response.json['errors'][0]['detail']
+    app = _answering('201 Created', None,
+                     [('Location', '/resource_providers/x')])
+    assert _call(app, '/resource_providers', method='POST').status_code == 201
+
+
+def test_validator_is_switched_on_by_the_environment():
+    assert not openapi_check.enabled({})
+    assert not openapi_check.enabled({'PLACEMENT_VALIDATE_RESPONSES': '0'})
+    assert openapi_check.enabled({'PLACEMENT_VALIDATE_RESPONSES': '1'})
+
+
 def test_served_without_a_token(server):
     response = httpx.get(server.url + '/openapi.json')
     assert response.status_code == 200
@@ -126,11 +216,15 @@ def test_served_without_a_token(server):
 
 @pytest.fixture(scope='module')
 def fuzz_server():
-    """A server of its own on SQLite: the fuzzer writes random data."""
+    """A server of its own on SQLite (the fuzzer writes random data) that
+    checks its own answers: one the document does not allow at the
+    request's microversion is a 500, which the fuzzer reports."""
     workdir = tempfile.mkdtemp(prefix='placement-fuzz-')
     helpers.write_config(workdir,
                          'sqlite:///%s/placement.sqlite' % workdir)
-    server = helpers.Server(workdir, workers=2)
+    server = helpers.Server(
+        workdir, workers=2,
+        env={openapi_check.ENABLE_VARIABLE: '1'})
     yield server
     server.stop()
 
@@ -157,13 +251,28 @@ def _seed(url):
             'path.resource_class': 'VCPU'}
 
 
+# The stateful phase follows only the document's own links (from
+# POST /resource_providers to the new provider's operations), not the
+# ones schemathesis would guess, with a bounded number of scenarios.
+STATEFUL = """
+[phases.stateful]
+max-steps = 6
+[phases.stateful.inference]
+algorithms = []
+[phases.stateful.generation]
+max-examples = 30
+"""
+
+
 def test_schemathesis(fuzz_server, tmp_path):
     """schemathesis against the live server, a bounded number of cases
-    per operation: no 5xx, nothing the document does not allow, no
+    per operation: no 5xx (the server answers 500 for anything the
+    document does not allow), nothing the document does not allow, no
     request slower than the timeout."""
     config = tmp_path / 'schemathesis.toml'
     config.write_text('[parameters]\n' + ''.join(
-        '"%s" = "%s"\n' % item for item in _seed(fuzz_server.url).items()))
+        '"%s" = "%s"\n' % item for item in _seed(fuzz_server.url).items())
+        + STATEFUL)
     command = [
         os.path.join(os.path.dirname(sys.executable), 'schemathesis'),
         '--config-file', str(config),
@@ -172,13 +281,34 @@ def test_schemathesis(fuzz_server, tmp_path):
         '--checks', 'not_a_server_error,status_code_conformance,'
                     'content_type_conformance,response_schema_conformance',
         # coverage: boundary and invalid values of every parameter and
-        # body; fuzzing: random ones.
-        '--phases', 'coverage,fuzzing',
-        '--max-examples', '8', '--seed', '1', '--workers', '2',
+        # body; fuzzing: random ones; stateful: chains of calls along the
+        # document's links.
+        '--phases', 'coverage,fuzzing,stateful',
+        # One worker: with two threads, hypothesis's lambda-source lookup
+        # calls ast.parse concurrently, which CPython 3.11 does not allow
+        # ("AST constructor recursion depth mismatch", seen under load).
+        '--max-examples', '8', '--seed', '1', '--workers', '1',
         '--request-timeout', '20', '--no-shrink',
         '--generation-database', 'none',
-        '-H', 'X-Auth-Token: admin',
+        # Admin and service roles: POST /reshaper is for services, and
+        # would otherwise answer nothing but 403.
+        '-H', 'X-Auth-Token: fuzzer', '-H', 'X-Roles: admin,service',
         '-H', 'OpenStack-API-Version: placement latest']
     result = subprocess.run(command, capture_output=True, text=True,
                             timeout=900, cwd=tmp_path)
-    assert result.returncode == 0, result.stdout[-8000:]
+    with open(fuzz_server.log_path, errors='replace') as log:
+        mismatches = [line for line in log
+                      if 'breaks the OpenAPI document' in line]
+    # The report's findings, not its tail of passes and warnings.
+    report = result.stdout
+    findings = min((report.find(header) for header in (' ERRORS ', ' FAILURES ')
+                    if header in report), default=0)
+    assert result.returncode == 0, (report[findings:findings + 8000],
+                                    mismatches[:20])
+    assert not mismatches
+    # The stateful phase followed the document's links.
+    covered = re.search(r'API Links: +(\d+) covered', result.stdout)
+    assert covered and int(covered.group(1)) > 0, result.stdout[-3000:]
+    # The fuzzing got past the policy of POST /reshaper to its schema.
+    with open(fuzz_server.log_path, errors='replace') as log:
+        assert any('"POST /reshaper" status: 400' in line for line in log)
