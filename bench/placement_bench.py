@@ -473,19 +473,22 @@ def note(results, key, value):
 
 
 def measure(clients, dataset, args, results):
-    for name, limit in VARIANTS:
-        url = candidates_url(dataset, limit)
-        note(results, 'latency ' + name,
-             time_latency(clients, url, args.repeats))
-    # This service's explanation of the same query (no limit); other
-    # servers answer 404, shown as an error.
-    note(results, 'latency explain', time_latency(
-        clients, '/allocation_candidates/explain?' + dataset.query(),
-        args.repeats, count_of=lambda body: body['candidates']))
+    if not args.throughput_only:
+        for name, limit in VARIANTS:
+            url = candidates_url(dataset, limit)
+            note(results, 'latency ' + name,
+                 time_latency(clients, url, args.repeats))
+        # This service's explanation of the same query (no limit); other
+        # servers answer 404, shown as an error.
+        note(results, 'latency explain', time_latency(
+            clients, '/allocation_candidates/explain?' + dataset.query(),
+            args.repeats, count_of=lambda body: body['candidates']))
     for name, limit in VARIANTS:
         url = candidates_url(dataset, limit)
         note(results, 'throughput ' + name,
              time_throughput(clients, url, args.concurrency, args.duration))
+    if args.throughput_only:
+        return
     claims = Claims(clients, dataset, args.claims, args.concurrency,
                     args.claim_limit, args.max_retries)
     outcome = claims.run()
@@ -843,6 +846,9 @@ def parse_args(argv):
                         help='concurrent clients and claimers')
     parser.add_argument('--duration', type=float, default=10.0,
                         help='seconds per throughput measurement')
+    parser.add_argument('--throughput-only', action='store_true',
+                        help='only the --concurrency throughput of each '
+                             'query (no latency, explain or claims)')
     parser.add_argument('--claims', type=int, default=200,
                         help='allocations to claim concurrently')
     parser.add_argument('--claim-limit', type=int, default=10,
@@ -850,6 +856,9 @@ def parse_args(argv):
     parser.add_argument('--max-retries', type=int, default=50,
                         help='409 retries per claim before giving up')
     parser.add_argument('--load-threads', type=int, default=8)
+    parser.add_argument('--port-range', default='%d-%d' % PORT_RANGE,
+                        help='ports the servers may use (default '
+                             '%(default)s)')
     parser.add_argument('--json', metavar='FILE', help='write raw results')
     parser.add_argument('--markdown', action='store_true',
                         help='print the tables as Markdown')
@@ -894,6 +903,8 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.report:
         return report_files(args.report, args.markdown)
+    global PORT_RANGE
+    PORT_RANGE = tuple(int(port) for port in args.port_range.split('-'))
     servers = [(args.label, args.server_cmd, args.setup_cmd)]
     if args.compare_cmd:
         servers.append((args.compare_label, args.compare_cmd,

@@ -6,10 +6,14 @@ flat and nested perfload shapes.
         [--timeout S] [--repeats N] [--cases NAME,...] [--check]
 
 Each data set is written once straight into a SQLite file (our schema,
-which upstream reads too) and copied per engine.  Every engine runs in
+which upstream reads too) and copied per engine, or with ``--db-url``
+into a database of its own on that server, which both engines read.  Every engine runs in
 a subprocess of its own Python (both packages are called ``placement``)
 with the WSGI application called directly; the figure is the CPU time
-of one request (``time.process_time``), median over the repeats.  An
+of one request (``time.process_time``), plus on MariaDB or PostgreSQL
+(``--db-url``) the CPU time their server threads or backends spent for
+the process's connections (from /proc, 10 ms ticks), median over the
+repeats.  An
 engine that does not answer within ``--timeout`` seconds is reported as
 "> S s".  ``--check`` also compares the complete answers of ours and
 upstream (sorted, since upstream lists candidates in set order) on small
@@ -59,10 +63,16 @@ def cases(check):
         found.append((name, data, wide_query(groups, 1000), True))
         found.append((name + ', limit=1', data, wide_query(groups, 1), True))
     found += [
+        ('flat 1,000', ('flat', 1000), FLAT, True),
         ('flat 10,000', ('flat', 10000), FLAT, True),
         ('flat 10,000, limit=10', ('flat', 10000), FLAT + [('limit', '10')],
          True),
         ('nested 1,000', ('nested', 1000), NESTED, True),
+        ('nested 1,000, limit=10', ('nested', 1000),
+         NESTED + [('limit', '10')], True),
+        ('flat 20,000', ('flat', 20000), FLAT, True),
+        ('flat 100,000, limit=10', ('flat', 100000),
+         FLAT + [('limit', '10')], True),
     ]
     if check:
         for computes, pfs, vfs, groups, policy in [
@@ -88,16 +98,26 @@ AGGREGATE = '11111111-2222-3333-4444-555555555555'
 
 # -- data (runs under our Python) ------------------------------------------
 
-def build(data, path):
-    """Write data set ``data`` into a new SQLite file at ``path``."""
+class _Writes:
+    """What ``bootstrap.sync_standard_names`` needs of a Database."""
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def writer(self):
+        return self.engine.begin()
+
+
+def build(data, url):
+    """Write data set ``data`` into the new, empty database at ``url``."""
     sys.path.insert(0, ROOT)
     import sqlalchemy as sa
     from placement import migration
     from placement import tables
     from placement.objects import bootstrap
-    engine = sa.create_engine('sqlite:///' + path)
+    engine = sa.create_engine(url)
     migration.upgrade(engine)
-    bootstrap.sync_standard_names(engine)
+    bootstrap.sync_standard_names(_Writes(engine))
     rows = {'rp': [], 'inv': [], 'trait': [], 'agg': []}
     with engine.begin() as conn:
         def rc(name):
@@ -201,6 +221,34 @@ def build(data, path):
     engine.dispose()
 
 
+def new_database(base_url, workdir, name):
+    """The URL of a new, empty database ``name``: a SQLite file in
+    ``workdir``, or a database on the server of ``base_url``."""
+    import sqlalchemy as sa
+    base = sa.engine.make_url(base_url)
+    if base.get_backend_name() == 'sqlite':
+        return 'sqlite:///' + os.path.join(workdir, name + '.sqlite')
+    drop_database(base.set(database=name).render_as_string(False))
+    engine = sa.create_engine(base, isolation_level='AUTOCOMMIT')
+    with engine.connect() as conn:
+        conn.exec_driver_sql('CREATE DATABASE ' + name)
+    engine.dispose()
+    return base.set(database=name).render_as_string(False)
+
+
+def drop_database(url):
+    import sqlalchemy as sa
+    url = sa.engine.make_url(url)
+    if url.get_backend_name() == 'sqlite':
+        return
+    admin = url.set(database='postgres' if url.get_backend_name()
+                    == 'postgresql' else '')
+    engine = sa.create_engine(admin, isolation_level='AUTOCOMMIT')
+    with engine.connect() as conn:
+        conn.exec_driver_sql('DROP DATABASE IF EXISTS ' + url.database)
+    engine.dispose()
+
+
 # -- one engine (runs under that engine's Python) ----------------------------
 
 def serve(args):
@@ -209,7 +257,7 @@ def serve(args):
     job = json.load(open(args.job))
     with open(os.path.join(job['config_dir'], 'placement.conf'), 'w') as f:
         f.write('[DEFAULT]\ndebug = False\n[api]\nauth_strategy = noauth2\n'
-                '[placement_database]\nconnection = sqlite:///%s\n'
+                '[placement_database]\nconnection = %s\n'
                 % job['db'])
         f.write(job.get('extra', ''))
     os.environ['OS_PLACEMENT_CONFIG_DIR'] = job['config_dir']
@@ -222,6 +270,7 @@ def serve(args):
         app = init_application()
     import logging
     logging.disable(logging.CRITICAL)
+    server_cpu = _server_cpu_meter(job['db'])
     from urllib.parse import urlencode
     query = urlencode([tuple(pair) for pair in job['params']])
     environ = {
@@ -242,18 +291,71 @@ def serve(args):
         assert status[0].startswith('200'), (status, body[:300])
         return body
 
+    # The resident set before the first request: the fixed base that the
+    # peak (see _peak_rss) is compared with.
+    with open('/proc/self/statm') as statm:
+        base = int(statm.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
     for repeat in range(job['repeats'] + 1):
+        server = server_cpu()
         cpu = time.process_time()
         wall = time.perf_counter()
         body = call()
         cpu = time.process_time() - cpu
+        server = server_cpu() - server
         wall = time.perf_counter() - wall
         answer = json.loads(body)
-        line = {'cpu': cpu, 'wall': wall, 'warm': repeat > 0,
-                'count': len(answer['allocation_requests'])}
+        line = {'cpu': cpu + server, 'server': server, 'wall': wall,
+                'warm': repeat > 0,
+                'count': len(answer['allocation_requests']),
+                'bytes': len(body), 'rss_base': base, 'maxrss': _peak_rss()}
         if job.get('dump') and repeat == 0:
             line['answer'] = canonical(answer)
         print(json.dumps(line), flush=True)
+
+
+def _peak_rss():
+    """This process's peak resident set in bytes.  Not ru_maxrss: after
+    fork and exec that starts from the parent's resident size, which
+    here holds the whole data set just built."""
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith('VmHWM:'):
+                return int(line.split()[1]) * 1024
+
+
+def _server_cpu_meter(url):
+    """A function giving the CPU seconds used so far by the database
+    server on behalf of this process's connections (0 for SQLite, which
+    works inside the process): the MariaDB threads or PostgreSQL backends
+    of every connection opened, read from /proc (same host)."""
+    if url.startswith('sqlite'):
+        return lambda: 0.0
+    import sqlalchemy
+    mysql = url.startswith('mysql')
+    stats = []
+
+    @sqlalchemy.event.listens_for(sqlalchemy.pool.Pool, 'connect')
+    def note(dbapi_connection, record):
+        cursor = dbapi_connection.cursor()
+        cursor.execute('SELECT tid FROM information_schema.processlist '
+                       'WHERE id = connection_id()' if mysql
+                       else 'SELECT pg_backend_pid()')
+        stats.append('/proc/%d/stat' % cursor.fetchone()[0])
+        cursor.close()
+
+    tick = os.sysconf('SC_CLK_TCK')
+
+    def used():
+        total = 0
+        for path in stats:
+            try:
+                with open(path) as stat:
+                    fields = stat.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue   # a connection closed since
+            total += int(fields[11]) + int(fields[12])
+        return total / tick
+    return used
 
 
 def canonical(answer):
@@ -280,8 +382,12 @@ ENGINES = {
 def run(engine, db, params, repeats, timeout, workdir, dump=False):
     kind, extra = ENGINES[engine]
     config_dir = tempfile.mkdtemp(dir=workdir)
-    copy = os.path.join(config_dir, 'db.sqlite')
-    shutil.copy(db, copy)
+    copy = db
+    if db.startswith('sqlite:///'):
+        # Each engine gets a copy; the database servers' data is only read.
+        copy = os.path.join(config_dir, 'db.sqlite')
+        shutil.copy(db[len('sqlite:///'):], copy)
+        copy = 'sqlite:///' + copy
     job = os.path.join(config_dir, 'job.json')
     json.dump({'engine': kind, 'db': copy, 'params': params,
                'repeats': repeats, 'config_dir': config_dir, 'extra': extra,
@@ -319,6 +425,15 @@ def main():
     parser.add_argument('--engines', default='ours,upstream,upstream tuned')
     parser.add_argument('--cases', help='comma list of case name prefixes')
     parser.add_argument('--check', action='store_true')
+    parser.add_argument('--db-url', default='sqlite://',
+                        help='a database server to build the data sets in '
+                        '(a database per data set, dropped at the end), '
+                        'e.g. mysql+pymysql://root@127.0.0.1/?charset=utf8mb4'
+                        ' or postgresql+psycopg2://postgres@127.0.0.1/postgres'
+                        '; default: SQLite files')
+    parser.add_argument('--rss', action='store_true',
+                        help='also print the peak RSS of each engine process '
+                        'against the size of its last answer')
     global ARGS
     ARGS = args = parser.parse_args()
     if args.job:
@@ -329,12 +444,13 @@ def main():
     print('| case | candidates | ' + ' | '.join(engines) + ' |')
     print('|---|---|' + '---|' * len(engines))
     mismatches = 0
+    rss = []
     for name, data, params, timed in cases(args.check):
         if args.cases and not any(name.startswith(prefix) for prefix in
                                   args.cases.split(',')):
             continue
         if data not in dbs:
-            dbs[data] = os.path.join(workdir, '%s.sqlite' % '-'.join(
+            dbs[data] = new_database(args.db_url, workdir, 'wide_' + '_'.join(
                 map(str, data)))
             build(data, dbs[data])
         params = [(key, value.format(agg=AGGREGATE))
@@ -347,6 +463,8 @@ def main():
                         args.repeats if timed else 0, args.timeout, workdir,
                         dump=not timed)
             cell, found = summary(lines, args.timeout)
+            if args.rss and lines:
+                rss.append((name, engine, lines[-1]))
             count = count if count is not None else found
             if not timed:
                 answers.append(lines[0]['answer'] if lines else None)
@@ -360,6 +478,19 @@ def main():
               flush=True)
     if not os.environ.get('WIDE_TREES_KEEP'):
         shutil.rmtree(workdir, ignore_errors=True)
+        for url in dbs.values():
+            drop_database(url)
+    if args.rss:
+        print()
+        print('| case | engine | answer | peak RSS | base RSS |'
+              ' peak - base | (peak - base) / answer |')
+        print('|---|---|---|---|---|---|---|')
+        for name, engine, line in rss:
+            grown = line['maxrss'] - line['rss_base']
+            print('| %s | %s | %.1f MB | %.1f MB | %.1f MB | %.1f MB | %.2f |'
+                  % (name, engine, line['bytes'] / 1e6, line['maxrss'] / 1e6,
+                     line['rss_base'] / 1e6, grown / 1e6,
+                     grown / line['bytes']))
     return 1 if mismatches else 0
 
 

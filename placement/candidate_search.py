@@ -176,6 +176,14 @@ def _options(request, tree):
 
 def _spread(group, mine, shared, masks, shared_masks):
     """Ways to serve the unsuffixed group: one provider per class."""
+    wanted = (1 << group.trait_sets) - 1
+    if len(mine) == 1 and not shared:
+        # A tree of one provider (the flat case): that provider or none.
+        [(rp, fit)] = mine.items()
+        if fit != group.full or wanted and masks.get(
+                rp, 0) | shared_masks.get(rp, 0) != wanted:
+            return []
+        return [({rp: group.amounts}, (rp,))]
     per_class = []
     classes = list(group.amounts)
     for bit in range(len(classes)):
@@ -184,7 +192,6 @@ def _spread(group, mine, shared, masks, shared_masks):
         if not found:
             return []
         per_class.append(found)
-    wanted = (1 << group.trait_sets) - 1
     result = []
     for picks in itertools.product(*per_class):
         providers = tuple(dict.fromkeys(picks))
@@ -194,6 +201,11 @@ def _spread(group, mine, shared, masks, shared_masks):
                 have |= masks.get(rp, 0) | shared_masks.get(rp, 0)
             if have != wanted:
                 continue
+        if len(providers) == 1:
+            # One provider serves every class (the common case): the
+            # group's own dict, shared by all such candidates.
+            result.append(({providers[0]: group.amounts}, providers))
+            continue
         allocations = {}
         for rc, rp in zip(classes, picks):
             amounts = allocations.get(rp)

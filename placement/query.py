@@ -194,10 +194,6 @@ def parse_member_of(values, version, key='member_of'):
     for value in values:
         negative = value.startswith('!')
         if negative:
-            if version < microversions.FORBIDDEN_AGGREGATES:
-                raise errors.BadRequest(
-                    'Forbidden member_of parameters are not supported in '
-                    'the specified microversion')
             value = value[1:]
         if value.startswith('in:'):
             uuids = value[3:].split(',')
@@ -213,6 +209,12 @@ def parse_member_of(values, version, key='member_of'):
             raise errors.BadRequest(
                 "Invalid query string parameters: Expected 'member_of' "
                 "parameter to contain valid UUID(s). Got: %s" % bad)
+        # Only well-formed values reach the microversion's check (as
+        # upstream: "!" alone at 1.30 is a bad UUID, not a forbidden one).
+        if negative and version < microversions.FORBIDDEN_AGGREGATES:
+            raise errors.BadRequest(
+                'Forbidden member_of parameters are not supported in the '
+                'specified microversion')
         uuids = frozenset(util.normalize_uuid(item) for item in uuids)
         if negative:
             forbidden.update(uuids)

@@ -56,6 +56,23 @@ def test_capacity_units_and_step(client, w):
         'min', 'step', 'fine'}
 
 
+def test_summary_capacity_as_computed_from_the_stored_ratio(client, w):
+    # 10 * 0.7 is 7 in double precision but 6.99... with the single
+    # precision MySQL and PostgreSQL store: the summary figures come from
+    # the candidate rows (VCPU) or a second read (MEMORY_MB, not
+    # requested) and say 7 either way, as upstream does.
+    odd = {'total': 10, 'allocation_ratio': 0.7}
+    w.add('odd', inventory={'VCPU': odd, 'MEMORY_MB': odd})
+    w.add('plain', inventory={'VCPU': 10})
+    body = get_candidates(client, resources='VCPU:1')
+    summaries = body['provider_summaries']
+    assert summaries[w.uuid('odd')]['resources'] == {
+        'VCPU': {'capacity': 7, 'used': 0},
+        'MEMORY_MB': {'capacity': 7, 'used': 0}}
+    assert summaries[w.uuid('plain')]['resources'] == {
+        'VCPU': {'capacity': 10, 'used': 0}}
+
+
 def test_sharing_provider_serves_trees_of_its_aggregates(client, w):
     w.add('cn1', inventory={'VCPU': 8}, aggs={'A'})
     w.add('cn2', inventory={'VCPU': 8, 'DISK_GB': 100})

@@ -19,19 +19,23 @@ def list_allocation_candidates(req):
     ctx, version, parsed = _parse(req, 'placement:allocation_candidates:list')
     phases = metrics.CandidatePhases()
     with util.collection_paused():
-        with phases.searching(), ctx.database.reader() as conn:
-            result = allocation_candidate.list_candidates(
-                conn, parsed, version, ctx.config.placement)
-            if (not result.candidates
-                    and ctx.config.placement.explain_empty_results):
-                _log_explanation(ctx, conn, parsed, version, result)
-        with phases.rendering():
-            response = util.json_response(req, {
-                'allocation_requests': _allocation_requests(result, version),
-                'provider_summaries': _summaries(result, version),
-            })
-    phases.done(len(result.candidates))
+        # The candidates are freed before the collector resumes, so that
+        # it does not walk them all once.
+        response, count = _answer(req, ctx, version, parsed, phases)
+    phases.done(count)
     return response
+
+
+def _answer(req, ctx, version, parsed, phases):
+    """(the response, how many candidates it holds)."""
+    with phases.searching():
+        result = ctx.database.read(_search, ctx, parsed, version)
+    with phases.rendering():
+        response = util.json_response(req, {
+            'allocation_requests': _allocation_requests(result, version),
+            'provider_summaries': _summaries(result, version),
+        })
+    return response, len(result.candidates)
 
 
 @util.handler
@@ -41,10 +45,19 @@ def explain_allocation_candidates(req):
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
     with util.collection_paused():
-        with ctx.database.reader() as conn:
-            body = explain.explain(conn, parsed, version,
-                                   ctx.config.placement)
+        body = ctx.database.read(explain.explain, parsed, version,
+                                 ctx.config.placement)
     return util.json_response(req, body)
+
+
+def _search(conn, ctx, parsed, version):
+    """The candidates, and their absence explained in the log if so
+    configured, in one read transaction."""
+    result = allocation_candidate.list_candidates(
+        conn, parsed, version, ctx.config.placement)
+    if not result.candidates and ctx.config.placement.explain_empty_results:
+        _log_explanation(ctx, conn, parsed, version, result)
+    return result
 
 
 def _parse(req, rule):

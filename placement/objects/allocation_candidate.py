@@ -16,8 +16,19 @@ functions, no connection).  How a request is answered:
 4. The groups' row streams are merged by root into one
    ``candidate_search.Tree`` per tree, which the combiner searches (see
    there).  Everything is a generator, so a limit stops reading rows
-   early, and a candidate is only plain dicts and tuples.
-5. Summaries of the providers that appear are read in a few bulk queries.
+   early, and a candidate is only plain dicts and tuples.  SQLite hands
+   rows over as it finds them; PyMySQL buffers whole results, so with a
+   limit MySQL's rows are read in pages of growing size, from the root
+   where the last page stopped.  (PostgreSQL misjudges how many
+   inventory rows pass the capacity check and plans a full aggregate and
+   sort for any page, so there a page would cost as much as the whole
+   read: it reads at once.)
+5. Summaries: the group statements also return, per provider, the
+   capacity and usage of the classes it matched and how many
+   inventories its summary lists; the rows read are kept by provider,
+   and a provider whose summary they complete is not read again (in the
+   common case, none is).  The others, and the providers' uuids and
+   traits, are read in a few bulk queries.
 """
 import dataclasses
 import heapq
@@ -47,6 +58,12 @@ SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 DENSE = 4
 SCAN = 5000
 CHUNK = 500
+# With a limit, the first page of rows read from MySQL:
+# this many per candidate asked for, at least PAGE.
+PAGE = 100
+PAGE_PER_CANDIDATE = 2
+# The limits of a row without any (shared, never changed).
+NO_LIMITS = {}
 
 
 @dataclasses.dataclass
@@ -89,6 +106,7 @@ class _Group:
     required: tuple = ()   # trait id sets the spread providers must meet
     filters: list = None   # SQL conditions on resource_providers
     stmt: object = None
+    layout: object = None  # of the statement's columns (see _Layout)
 
 
 def list_candidates(conn, query, version, conf):
@@ -172,10 +190,26 @@ class _Reader:
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
         self.with_capacity = len(requested) != len(set(requested))
+        # The classes a provider summary lists: all, or before 1.27 the
+        # requested ones.
+        self.summary_classes = None
+        if version < microversions.ALL_CLASSES_IN_SUMMARY:
+            self.summary_classes = sorted(set(requested))
+        # Per statement read, (its _Layout, {rp: its last row}): what
+        # the summaries reuse.
+        self.seen = []
         for group in (self.groups[index] for index in self.reading):
+            group.layout = _Layout(group.spec.amounts, conn.dialect.name,
+                                   self.with_capacity)
             group.stmt = _statement(group.spec.amounts, group.filters,
-                                    conn.dialect.name, self.with_capacity,
-                                    group.required)
+                                    group.layout, group.required,
+                                    self.summary_classes)
+        # Rows per page of a paged read (see _paged), or None to read
+        # each statement at once.
+        self.page = None
+        if query.limit is not None and conn.dialect.name in (
+                'mysql', 'mariadb'):
+            self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
         if query.root_required:
             self.root_filter = provider_filter.traits_clause(
@@ -215,10 +249,16 @@ class _Reader:
                 RP.c.id, (), forbidden))
         if request.member_of:
             # The unsuffixed group also takes the aggregates of the root;
-            # a suffixed group's provider must be a member itself.
+            # a suffixed group's provider must be a member itself.  On
+            # SQLite as expressions, not columns: it would otherwise find
+            # the members by index and sort them all before the first
+            # row, where walking providers in root order streams.
+            rp_id, root_id = RP.c.id, RP.c.root_provider_id
+            if self.conn.dialect.name == 'sqlite':
+                rp_id, root_id = rp_id + 0, root_id + 0
             filters.append(provider_filter.member_of_clause(
-                RP.c.id, request.member_of, self.agg_ids,
-                root_id=RP.c.root_provider_id if spread else None))
+                rp_id, request.member_of, self.agg_ids,
+                root_id=root_id if spread else None))
         if request.in_tree:
             filters.append(provider_filter.in_tree_clause(
                 RP.c.root_provider_id,
@@ -272,16 +312,21 @@ class _Reader:
         return sharing
 
     def _rows(self, rows, group):
-        """ProviderRow values from the driver's rows of ``group.stmt``."""
-        classes = list(group.spec.amounts)
+        """ProviderRow values from the driver's rows of ``group.stmt``
+        (see _Layout); the rows are kept for the summaries."""
+        layout = group.layout
+        seen = {}
+        self.seen.append((layout, seen))
         for row in rows:
             fit = int(row[3])   # MySQL sums to a Decimal
-            limits = {}
-            if self.with_capacity:
-                # (room, max_unit) per class follow the four columns.
-                for bit, rc in enumerate(classes):
+            seen[row[1]] = row
+            limits = NO_LIMITS
+            if layout.limits:
+                limits = {}
+                for bit, rc in layout.bits:
                     if fit >> bit & 1:
-                        room, max_unit = row[4 + 2 * bit:6 + 2 * bit]
+                        at = layout.limits + 2 * bit
+                        room, max_unit = row[at:at + 2]
                         limits[rc] = min(room, max_unit)
             yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
 
@@ -303,7 +348,7 @@ class _Reader:
         if anchored:
             streams.append((root, -1, None) for root in sorted(anchored))
         if self.query.same_subtree:
-            streams.append(_parents_by_root(self._execute(
+            streams.append(_parents_by_root(self._read(
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id))))
@@ -325,15 +370,46 @@ class _Reader:
             yield _tree(root, own, parents, read_by)
 
     def _group_rows(self, group):
-        stmt = group.stmt
+        # MariaDB would scan the inventories of several classes and sort
+        # the groups; providers first, by the root index, the rows come
+        # in order and a LIMIT stops the scan.  (Not for the sharing
+        # providers' read: a few providers, found by their inventories.)
+        stmt = (group.stmt.prefix_with('STRAIGHT_JOIN', dialect='mysql')
+                .prefix_with('STRAIGHT_JOIN', dialect='mariadb'))
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
-        return self._execute(stmt)
+        return self._read(stmt)
 
-    def _execute(self, stmt):
+    def _read(self, stmt):
+        """The rows of ``stmt`` (ordered by root first) as they are
+        consumed: paged when a limit may stop the reading early."""
+        if self.page is not None:
+            return self._paged(stmt)
         result = self.conn.execute(stmt)
         self.results.append(result)
         return result.cursor
+
+    def _paged(self, stmt):
+        """The rows of ``stmt`` in pages of doubling size.  A page ends
+        inside a tree, so its last tree's rows are held back and the next
+        page starts at that root.  Each page is a statement of its own,
+        so several statements' pages can be read in turn on one
+        connection."""
+        size = self.page
+        start = None
+        while True:
+            page = stmt if start is None else stmt.where(
+                RP.c.root_provider_id >= start)
+            rows = _fetch(self.conn, page.limit(size))
+            if len(rows) < size:
+                yield from rows
+                return
+            start = rows[-1][0]
+            end = len(rows)
+            while end and rows[end - 1][0] == start:
+                end -= 1
+            yield from rows[:end]
+            size *= 2
 
     def close(self):
         for result in self.results:
@@ -382,44 +458,131 @@ class _Reader:
         providers = {rp: (uuid, uuids.get(parent), uuids.get(root))
                      for rp, uuid, parent, root in rows}
 
-        resources = {rp: {} for rp in providers}
-        stmt = sa.select(INV.c.resource_provider_id, INV.c.resource_class_id,
-                         INV.c.total, INV.c.reserved, INV.c.allocation_ratio,
-                         provider_filter.used_from(INV))
-        if self.version < microversions.ALL_CLASSES_IN_SUMMARY:
-            requested = {rc for group in self.groups
-                         for rc in group.spec.amounts}
-            stmt = stmt.where(INV.c.resource_class_id.in_(sorted(requested)))
+        return providers, self._resources(providers)
+
+    def _resources(self, providers):
+        """{rp: {rc name: {capacity, used}}} of ``providers``: from the rows
+        the group statements read where those hold all that the summary
+        lists, else read here.  Inventories alike render alike, and the
+        rendering is only serialized: such providers share one dict, and
+        providers whose rows are alike share the whole summary."""
         names = self.rc_names
-        # Inventories alike render alike, and the rendering is only
-        # serialized: such providers share one dict.
         rendered = {}
-        for row in _rows_for(self.conn, stmt, providers,
-                             INV.c.resource_provider_id):
-            found = resources.get(row[0])
-            if found is not None:
-                figures = row[2:]
-                summary = rendered.get(figures)
-                if summary is None:
-                    total, reserved, ratio, used = figures
-                    summary = rendered[figures] = {
-                        'capacity': int((total - reserved) * ratio),
-                        'used': int(used or 0)}
-                found[names[row[1]]] = summary
-        return providers, resources
+
+        def render(figures):
+            summary = {}
+            for rc in sorted(figures):
+                found = figures[rc]
+                shown = rendered.get(found)
+                if shown is None:
+                    capacity, used = found
+                    shown = rendered[found] = {'capacity': int(capacity),
+                                               'used': int(used or 0)}
+                summary[names[rc]] = shown
+            return summary
+
+        resources = {}
+        unread = {}
+        by_rows = {}
+        seen = list(enumerate(self.seen))
+        for rp in providers:
+            # What the rows say of a provider, without its id and tree.
+            key = tuple((number, row[3:layout.listed + 1])
+                        for number, (layout, rows) in seen
+                        for row in (rows.get(rp),) if row is not None)
+            summary = by_rows.get(key, False)
+            if summary is False:
+                figures = {}
+                listed = None
+                for number, (layout, rows) in seen:
+                    row = rows.get(rp)
+                    if row is not None:
+                        listed = row[layout.listed]
+                        layout.figures(row, figures)
+                summary = by_rows[key] = (
+                    render(figures) if len(figures) == listed else None)
+            if summary is None:
+                unread[rp] = {}
+            else:
+                resources[rp] = summary
+        if unread:
+            stmt = sa.select(INV.c.resource_provider_id,
+                             INV.c.resource_class_id, INV.c.total,
+                             INV.c.reserved, INV.c.allocation_ratio,
+                             provider_filter.used_from(INV))
+            if self.summary_classes is not None:
+                stmt = stmt.where(
+                    INV.c.resource_class_id.in_(self.summary_classes))
+            for rp, rc, total, reserved, ratio, used in _rows_for(
+                    self.conn, stmt, unread, INV.c.resource_provider_id):
+                found = unread.get(rp)
+                if found is not None:
+                    found[rc] = ((total - reserved) * ratio, used)
+            for rp, figures in unread.items():
+                resources[rp] = render(figures)
+        return resources
 
 
-def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
-    """Rows (root, rp, trait mask, class mask) of the providers able to
-    serve some of ``amounts`` {rc: amount}, ordered by root.
+class _Layout:
+    """The columns of a group's statement (see _statement): root, rp,
+    trait mask, class mask; then per class its summary figures; then
+    ``listed``, the number of inventories the provider's summary lists;
+    then, when ``limits`` (their first index) is not 0, per class (room,
+    max_unit).  ``bits``: [(bit, rc)].
+
+    The summary figures of a class are its capacity and usage.  SQLite
+    computes the capacity as Python would (both in double precision);
+    MySQL and PostgreSQL store allocation_ratio in single precision, and
+    their drivers hand over its shortest decimal form, so the capacity is
+    computed here from (total, reserved, allocation_ratio, used).
+    """
+
+    def __init__(self, amounts, dialect, with_capacity):
+        self.bits = list(enumerate(amounts))
+        self.in_sql = dialect == 'sqlite'
+        self.width = 2 if self.in_sql else 4
+        self.listed = 4 + self.width * len(amounts)
+        self.limits = self.listed + 1 if with_capacity and amounts else 0
+
+    def columns(self, inventory, used):
+        """The summary figures of one class, as SQL expressions."""
+        if self.in_sql:
+            return [(inventory.c.total - inventory.c.reserved)
+                    * inventory.c.allocation_ratio, used]
+        return [inventory.c.total, inventory.c.reserved,
+                inventory.c.allocation_ratio, used]
+
+    def figures(self, row, into):
+        """Add {rc: (capacity, used)} of the classes ``row`` serves to
+        ``into``."""
+        fit = int(row[3])
+        width = self.width
+        for bit, rc in self.bits:
+            if fit >> bit & 1:
+                at = 4 + width * bit
+                if self.in_sql:
+                    into[rc] = (row[at], row[at + 1])
+                else:
+                    total, reserved, ratio, used = row[at:at + 4]
+                    into[rc] = ((total - reserved) * ratio, used)
+
+
+def _statement(amounts, filters, layout, trait_sets=(),
+               summary_classes=None):
+    """Rows (root, rp, trait mask, class mask, figures..., listed,
+    limits...) of the providers able to serve some of ``amounts`` {rc:
+    amount}, ordered by root; ``layout`` (a _Layout) says which columns.
 
     Bit i of the class mask: the provider can serve the i-th class of
     ``amounts``; bit i of the trait mask: it has a trait of
-    ``trait_sets[i]``.  With ``with_capacity`` each row goes on with
-    (room, max_unit) per class: what is left of its capacity, and the
-    largest single allocation.  A group without amounts (traits or
-    aggregates only) gets every provider passing its filters, with a class
-    mask of 0.
+    ``trait_sets[i]``.  The figures of a class are NULL where its bit is
+    not set; ``listed`` counts the provider's inventories (of
+    ``summary_classes`` when given): the summaries need no second read of
+    a provider whose figures are all there.  With ``layout.limits`` each
+    row goes on with (room, max_unit) per class: what is left of its
+    capacity, and the largest single allocation.  A group without amounts
+    (traits or aggregates only) gets every provider passing its filters,
+    with a class mask of 0 (and -1 listed: it never has them all).
     """
     order = (RP.c.root_provider_id, RP.c.id)
     traits = sa.literal(0)
@@ -428,15 +591,15 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
             (provider_filter.traits_clause(RP.c.id, (any_of,), ()),
              1 << bit), else_=0)
     if not amounts:
-        return (sa.select(*order, traits, sa.literal(0)).where(*filters)
-                .order_by(*order))
+        return (sa.select(*order, traits, sa.literal(0), sa.literal(-1))
+                .where(*filters).order_by(*order))
     classes = list(amounts)
     if len(amounts) == 1:
         amount = sa.literal(amounts[classes[0]])
     else:
         amount = sa.case(amounts, value=INV.c.resource_class_id)
     rc_id = INV.c.resource_class_id
-    if dialect == 'sqlite':
+    if layout.in_sql:
         # An expression rather than the column: SQLite then walks providers
         # in root order (an index) instead of sorting every row first, so
         # rows stream and a limit stops the scan early.
@@ -447,7 +610,17 @@ def _statement(amounts, filters, dialect, with_capacity, trait_sets=()):
     columns = [*order, traits, sa.func.sum(sa.case(
         {rc: 1 << bit for bit, rc in enumerate(classes)},
         value=INV.c.resource_class_id))]
-    if with_capacity:
+    for rc in classes:
+        mine = INV.c.resource_class_id == rc
+        columns += [sa.func.max(sa.case((mine, column)))
+                    for column in layout.columns(INV, used)]
+    listed = INV.alias('listed')
+    count = sa.select(sa.func.count()).where(
+        listed.c.resource_provider_id == RP.c.id)
+    if summary_classes is not None:
+        count = count.where(listed.c.resource_class_id.in_(summary_classes))
+    columns.append(count.scalar_subquery())
+    if layout.limits:
         room = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
                 - sa.func.coalesce(used, 0))
         for rc in classes:
