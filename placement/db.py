@@ -1,13 +1,16 @@
-"""Database engines, transactions and the retry policy for writes.
+"""Database engines, transactions and the retry policy.
 
-Every request runs in at most one transaction: ``reader()`` for reads and
-``writer()`` for writes.  On SQLite a writer takes the database lock up front
-(``BEGIN IMMEDIATE``) so that concurrent writers queue instead of failing
-half-way with "database is locked"; on MariaDB and PostgreSQL writers lock the
-provider rows they depend on (see ``objects/base.py``).
+Every request runs in at most one transaction: ``Database.read`` for reads
+and ``Database.write`` for writes, which run an object function in a
+``reader()`` or ``writer()`` transaction and run it again when it lost a
+race (the one retry loop, ``Database._run``).  On SQLite a writer takes
+the database lock up front (``BEGIN IMMEDIATE``) so that concurrent
+writers queue instead of failing half-way with "database is locked"; on
+MariaDB and PostgreSQL writers lock the provider rows they depend on (see
+``objects/base.py``).
 
 With ``[placement_database] slave_connection`` the read-only requests
-(``reader()``) go to that replica, and every write, with the reads it makes,
+(``read``) go to that replica, and every write, with the reads it makes,
 goes to ``connection``.  A replica's answer may be a little old; that is
 harmless because no write trusts anything a client read: every write
 re-reads inventory, usage and generations under its locks on the primary,
@@ -50,11 +53,14 @@ def create_engine(conf, connection=None):
         url = sa.engine.make_url(
             connection + ('&' if url.query else '?')
             + dbconf.connection_parameters)
-    kwargs = {'pool_pre_ping': True, 'future': True}
+    kwargs = {'future': True}
     if _is_sqlite(url):
+        # A file has no server to lose the connection to: no ping before
+        # every request.
         kwargs['connect_args'] = {'timeout': SQLITE_BUSY_TIMEOUT,
                                   'check_same_thread': False}
     else:
+        kwargs['pool_pre_ping'] = True
         if _no_tls_configured(url):
             # PyMySQL 1.2 otherwise builds a TLS context for every new
             # connection (loading the CA bundle: ~20 ms of CPU) to try TLS
@@ -137,7 +143,11 @@ class Database:
 
     @contextlib.contextmanager
     def reader(self):
-        """A read-only transaction, on the replica when there is one."""
+        """A read-only transaction, on the replica when there is one.
+
+        Requests read through ``read``, which retries; this is the bare
+        transaction it runs in.
+        """
         with _translate_db_errors(self.read_engine):
             with self._connect(self.read_engine) as conn:
                 with conn.begin():
@@ -165,22 +175,65 @@ class Database:
         A deadlock, serialization failure or lost compare-and-swap
         (``errors.RetryableConflict``) rolls the whole transaction back and
         runs it again, a bounded number of times; then the caller sees 409.
+        A lost connection is not retried: the commit may have happened.
         """
+        try:
+            return self._run(self.writer, 'write', _lost_race,
+                             func, args, kwargs)
+        except errors.RetryableConflict as exc:
+            raise errors.Conflict(
+                exc.detail, code=errors.CONCURRENT_UPDATE,
+                kind=errors.CONCURRENT) from None
+
+    def read(self, func, *args, **kwargs):
+        """Run ``func(conn, *args, **kwargs)`` in one read transaction.
+
+        Reads change nothing, so any failure that may not recur runs them
+        again: a deadlock, lock timeout or serialization failure (possible
+        at stricter isolation levels, under Galera's causality checks or
+        DDL's metadata locks) and a connection lost on the way.  A client
+        never sees 409 for a read: when the retries run out, it gets 503.
+        """
+        try:
+            return self._run(self.reader, 'read', _read_may_recover,
+                             func, args, kwargs)
+        except errors.RetryableConflict:
+            raise errors.ServiceUnavailable(
+                'The placement database is busy; try again shortly.'
+            ) from None
+
+    def _run(self, transaction, kind, may_retry, func, args, kwargs):
+        """The one retry loop: ``func`` in a fresh ``transaction()`` until
+        it raises no error that ``may_retry``; after ``retry_count``
+        retries the last error goes to the caller.  ``kind`` ('read' or
+        'write') labels the metrics."""
         attempt = 0
         while True:
             try:
-                with self.writer() as conn:
+                with transaction() as conn:
                     return func(conn, *args, **kwargs)
-            except errors.RetryableConflict as exc:
+            except errors.PlacementError as exc:
+                if not may_retry(exc):
+                    raise
                 attempt += 1
                 if attempt > self.retry_count:
-                    raise errors.Conflict(
-                        exc.detail, code=errors.CONCURRENT_UPDATE,
-                        kind=errors.CONCURRENT) from None
-                metrics.count_retry(exc.reason)
-                LOG.debug('retrying write after conflict (%d): %s',
-                          attempt, exc.detail)
+                    raise
+                metrics.count_retry(kind, exc.reason)
+                LOG.debug('retrying %s after %s (%d): %s',
+                          kind, exc.reason, attempt, exc.detail)
                 time.sleep(min(0.005 * attempt, 0.05))
+
+
+def _lost_race(exc):
+    return isinstance(exc, errors.RetryableConflict)
+
+
+def _read_may_recover(exc):
+    """A lost race, or a connection the driver reported dead in use
+    (SQLAlchemy invalidated it): a fresh one may well work.  A database
+    that refuses connections is a 503 at once."""
+    return _lost_race(exc) or (isinstance(exc, errors.ServiceUnavailable)
+                               and exc.reason == 'connection_lost')
 
 
 # What a driver error means, by the error code the driver reports (never
@@ -280,5 +333,5 @@ def _raise_translated(dialect, driver_error, invalidated):
     if invalidated or meaning == UNAVAILABLE:
         LOG.warning('database unavailable: %s', driver_error)
         raise errors.ServiceUnavailable(
-            'The placement database is unavailable; try again shortly.'
-        ) from None
+            'The placement database is unavailable; try again shortly.',
+            reason='connection_lost' if invalidated else None) from None

@@ -1,6 +1,7 @@
 """Database errors are told apart by the codes the drivers report, not by
 their messages: real errors raised by real databases, with messages that
 say nothing, are retried (a lost race) or answered 503 (no database)."""
+import pathlib
 import sqlite3
 
 import pytest
@@ -73,6 +74,29 @@ def test_write_lost_to_a_deadlock_is_run_again(server_db):
     assert len(attempts) == 2
 
 
+@pytest.mark.parametrize('kind', ['deadlock', 'lost race'])
+def test_read_that_failed_is_run_again(server_db, kind):
+    mysql_code, postgresql_code, _ = KINDS[kind]
+    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
+    attempts = []
+
+    def read(conn):
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise_on(conn, code)
+        return 'read'
+
+    assert server_db.read(read) == 'read'
+    assert len(attempts) == 2
+
+
+def test_read_that_keeps_losing_is_unavailable_never_a_conflict(server_db):
+    mysql_code, postgresql_code, _ = KINDS['deadlock']
+    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
+    with pytest.raises(errors.ServiceUnavailable):
+        server_db.read(raise_on, code)
+
+
 def test_sqlite_busy_is_unavailable(tmp_path):
     path = str(tmp_path / 'busy.sqlite')
     holder = sqlite3.connect(path, isolation_level=None)
@@ -86,3 +110,16 @@ def test_sqlite_busy_is_unavailable(tmp_path):
         waiter.close()
         holder.close()
     assert db.classify('sqlite', caught.value) == db.UNAVAILABLE
+
+
+def test_requests_go_through_the_retry_loop():
+    """Request handlers (and the metrics scrape) never open a bare
+    transaction: they read and write through Database.read/write, which
+    retry."""
+    package = pathlib.Path(db.__file__).parent
+    sources = [*package.joinpath('handlers').glob('*.py'),
+               package / 'util.py', package / 'metrics.py']
+    bare = [path.name for path in sources
+            if '.reader()' in path.read_text()
+            or '.writer()' in path.read_text()]
+    assert bare == []

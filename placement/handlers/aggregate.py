@@ -19,23 +19,22 @@ def _response(req, aggregates, generation, last_modified=None):
 def get_aggregates(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:aggregates:list')
-    with ctx.database.reader() as conn:
-        provider = base.get_provider(conn, req.urlvars['uuid'])
-        rows = aggregate_obj.provider_aggregates(conn, provider.id)
-    return _response(req, (row.uuid for row in rows), provider.generation,
+    generation, rows = ctx.database.read(aggregate_obj.provider_aggregates,
+                                         req.urlvars['uuid'])
+    return _response(req, (row.uuid for row in rows), generation,
                      last_modified=util.rows_modified(rows))
 
 
 @util.handler
-@microversion.since(microversions.AGGREGATES)
+# The content type is checked first, so a 415 even before 1.1 (upstream).
 @util.require_json_content
+@microversion.since(microversions.AGGREGATES)
 def set_aggregates(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:aggregates:update')
     uuid = req.urlvars['uuid']
     # An unknown provider is a 404 whatever the body says.
-    with ctx.database.reader() as conn:
-        base.get_provider(conn, uuid)
+    ctx.database.read(base.get_provider, uuid)
     data = util.extract_json(
         req, schema.SET_AGGREGATES.at(microversion.get(req)))
     # From 1.19 the body carries the provider generation, which the write

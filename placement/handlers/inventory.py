@@ -41,8 +41,7 @@ def _all(req, generation, records, modified):
 def get_inventories(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'list')
-    with ctx.database.reader() as conn:
-        found = inv_obj.get_all(conn, req.urlvars['uuid'])
+    found = ctx.database.read(inv_obj.get_all, req.urlvars['uuid'])
     return _all(req, *found)
 
 
@@ -50,9 +49,8 @@ def get_inventories(req):
 def get_inventory(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'show')
-    with ctx.database.reader() as conn:
-        found = inv_obj.get_one(conn, req.urlvars['uuid'],
-                                req.urlvars['resource_class'])
+    found = ctx.database.read(inv_obj.get_one, req.urlvars['uuid'],
+                              req.urlvars['resource_class'])
     return _one(req, *found)
 
 
@@ -62,7 +60,7 @@ def create_inventory(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'create')
     uuid = req.urlvars['uuid']
-    data = util.extract_json(req, schema.POST_SCHEMA)
+    data = util.extract_provider_json(req, schema.POST_SCHEMA)
     class_name = data['resource_class']
     record = record_from_request(data)
     generation = ctx.database.write(
@@ -81,7 +79,7 @@ def update_inventory(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'update')
     uuid, class_name = req.urlvars['uuid'], req.urlvars['resource_class']
-    data = util.extract_json(req, schema.PUT_ONE_SCHEMA)
+    data = util.extract_provider_json(req, schema.PUT_ONE_SCHEMA)
     record = record_from_request(data)
     generation = ctx.database.write(
         inv_obj.update, uuid, class_name,
@@ -96,7 +94,7 @@ def set_inventories(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'update')
     uuid = req.urlvars['uuid']
-    data = util.extract_json(req, schema.PUT_ALL_SCHEMA)
+    data = util.extract_provider_json(req, schema.PUT_ALL_SCHEMA)
     records = {name: record_from_request(fields)
                for name, fields in data['inventories'].items()}
     generation = ctx.database.write(

@@ -17,7 +17,7 @@ def reshape(req):
     data = util.extract_json(req, schema.POST.at(microversion.get(req)))
     inventories = {}
     for uuid, body in data['inventories'].items():
-        uuid = util.normalize_uuid(uuid)
+        uuid = util.body_uuid(uuid)
         inventories[uuid] = (
             body['resource_provider_generation'],
             {name: inventory.record_from_request(fields)

@@ -26,8 +26,7 @@ def _created_or_found(req, row, created):
 def list_resource_classes(req):
     ctx = util.context(req)
     ctx.can('placement:resource_classes:list')
-    with ctx.database.reader() as conn:
-        rows = rc_obj.list_classes(conn)
+    rows = ctx.database.read(rc_obj.list_classes)
     return util.json_response(
         req, {'resource_classes': [_view(req, row) for row in rows]},
         last_modified=util.rows_modified(rows))
@@ -50,8 +49,7 @@ def get_resource_class(req):
     ctx = util.context(req)
     ctx.can('placement:resource_classes:show')
     name = req.urlvars['name']
-    with ctx.database.reader() as conn:
-        row = rc_obj.get_class(conn, name)
+    row = ctx.database.read(rc_obj.get_class, name)
     if row is None:
         raise errors.NotFound('No such resource class %s.' % name)
     return util.json_response(req, _view(req, row),

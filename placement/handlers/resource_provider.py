@@ -1,5 +1,10 @@
 """Handlers for /resource_providers and /resource_providers/{uuid}."""
+import operator
+import re
+import types
 import uuid as uuidlib
+
+import orjson
 
 from placement import microversion
 from placement import microversions
@@ -16,7 +21,7 @@ def _path(uuid):
 
 
 def serializer(req):
-    """A function giving the API view of a provider dict, shaped by the
+    """A function giving the API view of a provider row, shaped by the
     microversion; what depends only on the request is worked out once, so
     that long listings do not repeat it per provider."""
     prefix = req.script_name + '/resource_providers/'
@@ -29,26 +34,65 @@ def serializer(req):
     tree = microversion.at_least(req, microversions.NESTED_PROVIDERS)
 
     def serialize(provider):
-        href = prefix + provider['uuid']
+        href = prefix + provider.uuid
         links = [{'rel': 'self', 'href': href}]
         links += [{'rel': rel, 'href': href + '/' + rel} for rel in rels]
-        data = {'uuid': provider['uuid'], 'name': provider['name'],
-                'generation': provider['generation'], 'links': links}
+        data = {'uuid': provider.uuid, 'name': provider.name,
+                'generation': provider.generation, 'links': links}
         if tree:
-            data['parent_provider_uuid'] = provider['parent_provider_uuid']
-            data['root_provider_uuid'] = provider['root_provider_uuid']
+            data['parent_provider_uuid'] = provider.parent_provider_uuid
+            data['root_provider_uuid'] = provider.root_provider_uuid
         return data
     return serialize
 
 
-def _modified(*providers):
-    return util.newest(*(p['updated_at'] or p['created_at']
-                         for p in providers))
+# Stand-ins for a provider's values, for the listing's template: orjson
+# writes each as "\u0000" and a letter, which the rest of the template
+# (the script name in the links) cannot contain unless it has a NUL or a
+# backslash: such a script name takes the plain path.  The uuid also
+# appears inside the links' hrefs, so its stand-in is replaced without
+# quotes.
+_STAND_INS = types.SimpleNamespace(
+    uuid='\x00u', name='\x00n', generation='\x00g',
+    parent_provider_uuid='\x00p', root_provider_uuid='\x00r')
+_STAND_IN = re.compile(rb'\\u0000(u)|"\\u0000([ngpr])"')
+_VALUE_ORDER = 'ungpr'
+
+
+def _listing(req, providers):
+    """The body and Last-Modified of a listing of provider rows (in
+    ``rp_obj.SHOWN`` order).
+
+    The body is what ``orjson.dumps`` makes of the serializer's dicts,
+    byte for byte, without building 7 dicts per provider (most of the CPU
+    time of a listing of thousands): the serializer's own output for
+    stand-in values is the template each provider's encoded values fill.
+    """
+    modified = util.newest(*(row[-1] for row in providers))
+    serialize = serializer(req)
+    if '\x00' in req.script_name or '\\' in req.script_name:
+        return orjson.dumps({'resource_providers': list(map(
+            serialize, providers))}), modified
+    order = []
+
+    def hole(match):
+        key = match.group(1) or match.group(2)
+        order.append(_VALUE_ORDER.index(key.decode()))
+        return b'%d' if key == b'g' else b'%s'
+    template = _STAND_IN.sub(
+        hole, orjson.dumps(serialize(_STAND_INS)).replace(b'%', b'%%'))
+    pick = operator.itemgetter(*order)
+    encode = orjson.dumps
+    body = b'{"resource_providers":[%s]}' % b','.join([
+        template % pick((encode(uuid)[1:-1], encode(name), generation,
+                         encode(parent), encode(root)))
+        for uuid, name, generation, parent, root, _ in providers])
+    return body, modified
 
 
 def _one(req, provider):
     return util.json_response(req, serializer(req)(provider),
-                              last_modified=_modified(provider))
+                              last_modified=util.newest(provider.changed))
 
 
 def _parent_uuid(data):
@@ -79,8 +123,7 @@ def create_resource_provider(req):
 def get_resource_provider(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'show')
-    with ctx.database.reader() as conn:
-        provider = rp_obj.get(conn, req.urlvars['uuid'])
+    provider = ctx.database.read(rp_obj.get, req.urlvars['uuid'])
     return _one(req, provider)
 
 
@@ -89,7 +132,8 @@ def get_resource_provider(req):
 def update_resource_provider(req):
     ctx = util.context(req)
     ctx.can(POLICY % 'update')
-    data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
+    data = util.extract_provider_json(
+        req, schema.PUT.at(microversion.get(req)))
     provider = ctx.database.write(
         rp_obj.update, req.urlvars['uuid'], data['name'],
         _parent_uuid(data),
@@ -115,7 +159,8 @@ def list_resource_providers(req):
     params = util.validate_query(req, schema.LIST_QUERY.at(version))
     filters = {key: util.normalize_uuid(params[key])
                for key in ('uuid', 'in_tree') if key in params}
-    if 'name' in params:
+    if params.get('name'):
+        # An empty name filters nothing (as upstream), it is not a name.
         filters['name'] = params['name']
     if 'resources' in params:
         filters['resources'] = query.parse_resources(params['resources'])
@@ -124,9 +169,6 @@ def list_resource_providers(req):
     if 'member_of' in params:
         filters['member_of'] = query.member_of(req.GET, version)
     with util.collection_paused():
-        with ctx.database.reader() as conn:
-            providers = rp_obj.get_all(conn, **filters)
-        return util.json_response(
-            req,
-            {'resource_providers': list(map(serializer(req), providers))},
-            last_modified=_modified(*providers))
+        providers = ctx.database.read(rp_obj.get_all, **filters)
+        body, modified = _listing(req, providers)
+        return util.encoded_json_response(req, body, last_modified=modified)

@@ -3,7 +3,7 @@ from placement import microversion
 from placement import util
 
 
-@util.handler
+@util.handler(negotiate=False)
 def home(req):
     version = {
         'id': 'v1.0',

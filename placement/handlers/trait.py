@@ -3,7 +3,6 @@ from placement import errors
 from placement import microversion
 from placement import microversions
 from placement import util
-from placement.objects import base
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
@@ -53,8 +52,7 @@ def list_traits(req):
     ctx.can('placement:traits:list')
     params = util.validate_query(req, schema.LIST_TRAITS_QUERY)
     filters = _list_filters(params)
-    with ctx.database.reader() as conn:
-        rows = trait_obj.list_traits(conn, **filters)
+    rows = ctx.database.read(trait_obj.list_traits, **filters)
     return util.json_response(req, {'traits': [row.name for row in rows]},
                               last_modified=util.rows_modified(rows))
 
@@ -65,8 +63,7 @@ def get_trait(req):
     ctx = util.context(req)
     ctx.can('placement:traits:show')
     name = req.urlvars['name']
-    with ctx.database.reader() as conn:
-        row = trait_obj.get_trait(conn, name)
+    row = ctx.database.read(trait_obj.get_trait, name)
     if row is None:
         raise errors.NotFound('No such trait(s): %s.' % name)
     return _empty_response(req, 204, row)
@@ -105,13 +102,10 @@ def _provider_traits_body(names, generation):
 def list_traits_for_resource_provider(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:traits:list')
-    with ctx.database.reader() as conn:
-        provider = base.get_provider(conn, req.urlvars['uuid'],
-                                     base.REPEATED)
-        rows = trait_obj.provider_traits(conn, provider.id)
+    generation, rows = ctx.database.read(trait_obj.provider_traits,
+                                         req.urlvars['uuid'])
     return util.json_response(
-        req, _provider_traits_body((row.name for row in rows),
-                                   provider.generation),
+        req, _provider_traits_body((row.name for row in rows), generation),
         last_modified=util.rows_modified(rows))
 
 

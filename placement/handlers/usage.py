@@ -10,8 +10,8 @@ from placement.schemas import usage as schema
 def list_usages(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:usages')
-    with ctx.database.reader() as conn:
-        generation, usages = usage_obj.for_provider(conn, req.urlvars['uuid'])
+    generation, usages = ctx.database.read(usage_obj.for_provider,
+                                           req.urlvars['uuid'])
     return util.json_response(req, {'resource_provider_generation': generation,
                                     'usages': usages})
 
@@ -25,10 +25,10 @@ def get_total_usages(req):
     project_id, user_id = query['project_id'], query.get('user_id')
     ctx.can('placement:usages',
             target={'project_id': project_id, 'user_id': user_id})
-    with ctx.database.reader() as conn:
-        if by_type:
-            usages = usage_obj.for_project_by_type(
-                conn, project_id, user_id, query.get('consumer_type'))
-        else:
-            usages = usage_obj.for_project(conn, project_id, user_id)
+    if by_type:
+        usages = ctx.database.read(usage_obj.for_project_by_type, project_id,
+                                   user_id, query.get('consumer_type'))
+    else:
+        usages = ctx.database.read(usage_obj.for_project, project_id,
+                                   user_id)
     return util.json_response(req, {'usages': usages})

@@ -15,14 +15,27 @@ AGG = tables.placement_aggregates
 RP_AGG = tables.resource_provider_aggregates
 
 
-def provider_aggregates(conn, provider_id):
-    """Rows (uuid, created_at, updated_at) of the provider's aggregates,
-    by UUID."""
-    return conn.execute(
-        sa.select(AGG.c.uuid, RP_AGG.c.created_at, RP_AGG.c.updated_at)
-        .select_from(RP_AGG.join(AGG, RP_AGG.c.aggregate_id == AGG.c.id))
-        .where(RP_AGG.c.resource_provider_id == provider_id)
-        .order_by(AGG.c.uuid)).all()
+# A provider's generation and aggregates in one statement (the refresh
+# call of every compute node): one row per aggregate, or a single row with
+# a NULL uuid for a provider without any.
+_PROVIDER_AGGREGATES = (
+    sa.select(base.RP.c.generation, AGG.c.uuid, RP_AGG.c.created_at,
+              RP_AGG.c.updated_at)
+    .select_from(
+        base.RP.outerjoin(
+            RP_AGG, RP_AGG.c.resource_provider_id == base.RP.c.id)
+        .outerjoin(AGG, RP_AGG.c.aggregate_id == AGG.c.id))
+    .where(base.RP.c.uuid == sa.bindparam('uuid'))
+    .order_by(AGG.c.uuid))
+
+
+def provider_aggregates(conn, uuid):
+    """(generation, rows (uuid, created_at, updated_at) of its aggregates
+    by UUID) of provider ``uuid``; 404 without it."""
+    rows = conn.execute(_PROVIDER_AGGREGATES, {'uuid': uuid}).all()
+    if not rows:
+        raise base.provider_not_found(uuid)
+    return rows[0].generation, [row for row in rows if row.uuid is not None]
 
 
 def _aggregate_ids(conn, uuids):

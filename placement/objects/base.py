@@ -49,6 +49,15 @@ that provider's row**.  It does, through ``bump_generation``:
 * two writers of one consumer update (or insert, a unique key) the same
   consumer row.
 
+One path falls outside this: deleting a custom resource class locks the
+class row and then checks that no inventory refers to it, and a write that
+gives a provider its first inventory of the class share-locks that row
+(``referenced_class_ids``) but writes nothing the delete writes.  On one
+node the locks serialize them; on two nodes both can commit, leaving
+inventory of a deleted class.  Deleting a class is a rare operator act:
+on a multi-writer Galera cluster, send it through the node the services
+write to, or when nothing writes inventory of that class.
+
 A stale read on a lagging node is covered by the same argument: either
 the competing write set was applied before this transaction locked the
 row (and the read after the lock sees it), or it arrives while the local
@@ -64,6 +73,22 @@ from placement import errors
 from placement import tables
 
 RP = tables.resource_providers
+# Names of the classes operators define; only these can be deleted.
+CUSTOM_PREFIX = 'CUSTOM_'
+
+
+# How many values one ``IN (...)`` list holds at most: SQLite refuses a
+# statement with more than 32,766 parameters, and a few thousand keep
+# each statement (and MariaDB's packet) a sensible size.
+IN_CHUNK = 1000
+
+
+def chunks(values, size=IN_CHUNK):
+    """``values`` (any iterable) as lists of at most ``size`` items, in
+    their order."""
+    values = list(values)
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
 
 
 def now():
@@ -72,16 +97,24 @@ def now():
 
 
 def last_change(rows):
-    """The newest ``updated_at or created_at`` of ``rows``; None if none
-    has a time (rows of standard traits and classes may have neither)."""
+    """The newest ``updated_at or created_at`` of ``rows``; None if there
+    are no rows.  A row with neither (written by an older release, or a
+    standard trait or class) counts as changed now, as upstream counts it.
+    """
     stamps = [row.updated_at or row.created_at for row in rows]
-    return max((stamp for stamp in stamps if stamp is not None),
-               default=None)
+    if any(stamp is None for stamp in stamps):
+        return now()
+    return max(stamps, default=None)
 
 
 PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
                     RP.c.root_provider_id, RP.c.parent_provider_id,
                     RP.c.created_at, RP.c.updated_at)
+
+# Statements of the hottest lookups are built once, with bound parameters:
+# building a select costs several times what executing a cached one does.
+_PROVIDER_BY_UUID = sa.select(*PROVIDER_COLUMNS).where(
+    RP.c.uuid == sa.bindparam('uuid'))
 
 
 # How some reads word a missing provider: upstream repeats or wraps the
@@ -98,8 +131,7 @@ def provider_not_found(uuid, wording='{0}'):
 
 def find_provider(conn, uuid):
     """The provider row with ``uuid``, or None."""
-    return conn.execute(
-        sa.select(*PROVIDER_COLUMNS).where(RP.c.uuid == uuid)).first()
+    return conn.execute(_PROVIDER_BY_UUID, {'uuid': uuid}).first()
 
 
 def get_provider(conn, uuid, wording='{0}'):
@@ -129,6 +161,13 @@ def lock_providers(conn, provider_ids):
     stmt = (sa.select(RP.c.id, RP.c.generation)
             .where(RP.c.id.in_(ids)).order_by(RP.c.id))
     return dict(conn.execute(for_update(conn, stmt)).all())
+
+
+def lock_tree(conn, root_id):
+    """Lock every provider of the tree rooted at ``root_id``, in id order
+    (for a write that moves part of the tree)."""
+    conn.execute(for_update(conn, sa.select(RP.c.id).where(
+        RP.c.root_provider_id == root_id).order_by(RP.c.id))).all()
 
 
 def lock_providers_by_uuid(conn, uuids):
@@ -180,13 +219,41 @@ def resource_class_ids(conn, names):
     return _ids_by_name(conn, tables.resource_classes, names)
 
 
+def referenced_class_ids(conn, names):
+    """{name: id} for the classes among ``names`` that exist, for a write
+    about to store references to them (inventory records).
+
+    The custom ones are share-locked: ``resource_class.delete_class``
+    locks its row exclusively before it checks for use, so a delete
+    either waits for this transaction and then sees its records, or runs
+    first and this lookup no longer finds the class.  Standard classes
+    cannot be deleted and are not locked (their rows are read by every
+    inventory write).
+    """
+    names = set(names)
+    custom = {name for name in names if name.startswith(CUSTOM_PREFIX)}
+    found = resource_class_ids(conn, names - custom)
+    if custom:
+        rc = tables.resource_classes
+        stmt = (sa.select(rc.c.name, rc.c.id).where(rc.c.name.in_(custom))
+                .order_by(rc.c.id))
+        if conn.dialect.name != 'sqlite':
+            stmt = stmt.with_for_update(read=True)
+        found.update(conn.execute(stmt).all())
+    return found
+
+
+_CLASS_NAMES = sa.select(tables.resource_classes.c.id,
+                         tables.resource_classes.c.name)
+_CLASS_NAMES_OF = _CLASS_NAMES.where(tables.resource_classes.c.id.in_(
+    sa.bindparam('ids', expanding=True)))
+
+
 def resource_class_names(conn, ids=None):
     """{id: name} for the given resource class ids (all when None)."""
-    rc = tables.resource_classes
-    stmt = sa.select(rc.c.id, rc.c.name)
-    if ids is not None:
-        stmt = stmt.where(rc.c.id.in_(set(ids)))
-    return dict(conn.execute(stmt).all())
+    if ids is None:
+        return dict(conn.execute(_CLASS_NAMES).all())
+    return dict(conn.execute(_CLASS_NAMES_OF, {'ids': list(set(ids))}).all())
 
 
 def trait_ids(conn, names):

@@ -67,3 +67,8 @@ def per_provider(conn):
         .order_by(RP.c.uuid, RC.c.name))
     return [((uuid, name), (float(cap), int(value)))
             for uuid, name, cap, value in rows]
+
+
+def snapshot(conn, with_providers):
+    """(``totals``, ``per_provider`` or None), read in one transaction."""
+    return totals(conn), per_provider(conn) if with_providers else None

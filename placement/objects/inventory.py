@@ -12,33 +12,43 @@ from placement.objects import base
 
 INV = tables.inventories
 ALLOC = tables.allocations
+RC = tables.resource_classes
 FIELDS = ('total', 'reserved', 'min_unit', 'max_unit', 'step_size',
           'allocation_ratio')
 
 _UNKNOWN_CLASS = 'No such resource class %s.'
 
 
-def _read(conn, provider_id):
-    """{class name: record}, plus the newest change time of the records."""
-    rows = conn.execute(
-        sa.select(INV.c.resource_class_id, INV.c.created_at,
-                  INV.c.updated_at, *(INV.c[f] for f in FIELDS))
-        .where(INV.c.resource_provider_id == provider_id)).all()
-    names = base.resource_class_names(
-        conn, [r.resource_class_id for r in rows]) if rows else {}
+def _records(rows):
+    """{class name: record} of inventory rows, plus their last change."""
     records = {}
     for row in rows:
         record = {f: getattr(row, f) for f in FIELDS}
         record['allocation_ratio'] = float(record['allocation_ratio'])
-        records[names[row.resource_class_id]] = record
+        records[row.class_name] = record
     return records, base.last_change(rows)
+
+
+# A provider's generation and inventories in one statement (the refresh
+# call of every compute node): one row per inventory, or a single row of
+# NULL inventory columns for a provider without any.
+_PROVIDER_INVENTORIES = (
+    sa.select(base.RP.c.generation, RC.c.name.label('class_name'),
+              INV.c.created_at, INV.c.updated_at, *(INV.c[f] for f in FIELDS))
+    .select_from(
+        base.RP.outerjoin(INV, INV.c.resource_provider_id == base.RP.c.id)
+        .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
+    .where(base.RP.c.uuid == sa.bindparam('uuid')))
 
 
 def get_all(conn, uuid):
     """(generation, {class: record}, last change) of provider ``uuid``."""
-    provider = base.get_provider(conn, uuid, base.REPEATED_SPACED)
-    records, modified = _read(conn, provider.id)
-    return provider.generation, records, modified
+    rows = conn.execute(_PROVIDER_INVENTORIES, {'uuid': uuid}).all()
+    if not rows:
+        raise base.provider_not_found(uuid, base.REPEATED_SPACED)
+    records, modified = _records(
+        [row for row in rows if row.class_name is not None])
+    return rows[0].generation, records, modified
 
 
 def get_one(conn, uuid, class_name):
@@ -71,9 +81,11 @@ def _check_capacity(action, uuid, records, *, reserved_can_be_total):
     to allocate once its reserved amount is taken off; ``action`` names
     the operation in the text ('create' or 'update')."""
     for name, record in records.items():
-        reserved, total = record['reserved'], record['total']
-        if reserved > total or (reserved == total
-                                and not reserved_can_be_total):
+        # Upstream checks the capacity, so a ratio of zero or below fails
+        # too, in the same words (the reserved amount is not the culprit).
+        capacity = ((record['total'] - record['reserved'])
+                    * record['allocation_ratio'])
+        if capacity < 0 or (capacity == 0 and not reserved_can_be_total):
             raise errors.BadRequest(
                 "Unable to %s inventory for resource provider %s: Invalid "
                 "inventory for '%s' on resource provider '%s'. The "
@@ -104,7 +116,8 @@ def add(conn, uuid, class_name, record, *, reserved_can_be_total=False):
     provider_id, generation = base.lock_provider(conn, uuid)
     _check_capacity('create', uuid, {class_name: record},
                     reserved_can_be_total=reserved_can_be_total)
-    class_id = base.resource_class_ids(conn, [class_name]).get(class_name)
+    class_id = base.referenced_class_ids(
+        conn, [class_name]).get(class_name)
     if class_id is None:
         raise errors.BadRequest(
             'Unable to create inventory for resource provider %s: %s'
@@ -158,7 +171,7 @@ def replace_all(conn, uuid, client_generation, records, *,
     """
     provider_id, generation = base.lock_provider(
         conn, uuid, client_generation, conflict=_GENERATION_CONFLICT)
-    wanted = base.resource_class_ids(conn, records)
+    wanted = base.referenced_class_ids(conn, records)
     missing = [name for name in records if name not in wanted]
     if missing:
         raise errors.BadRequest(report['unknown_class'].format(

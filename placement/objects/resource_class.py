@@ -9,7 +9,6 @@ from placement import tables
 from placement.objects import base
 
 RC = tables.resource_classes
-CUSTOM_PREFIX = 'CUSTOM_'
 FIRST_CUSTOM_ID = 10000
 
 _COLUMNS = (RC.c.id, RC.c.name, RC.c.created_at, RC.c.updated_at)
@@ -20,15 +19,17 @@ def list_classes(conn):
     return conn.execute(sa.select(*_COLUMNS).order_by(RC.c.id)).all()
 
 
-def get_class(conn, name):
-    """The class row named ``name``, or None."""
-    rows = conn.execute(sa.select(*_COLUMNS).where(RC.c.name == name)).all()
+def get_class(conn, name, lock=False):
+    """The class row named ``name``, or None; ``lock``: locked for
+    update (in a writer)."""
+    stmt = sa.select(*_COLUMNS).where(RC.c.name == name)
+    rows = conn.execute(base.for_update(conn, stmt) if lock else stmt).all()
     # Exactly, even where the database's collation ignores case.
     return next((row for row in rows if row.name == name), None)
 
 
-def _require(conn, name):
-    row = get_class(conn, name)
+def _require(conn, name, lock=False):
+    row = get_class(conn, name, lock)
     if row is None:
         raise errors.NotFound('No such resource class %s.' % name)
     return row
@@ -69,7 +70,7 @@ def ensure_class(conn, name):
 def rename_class(conn, name, new_name):
     """Rename custom class ``name`` (the pre-1.7 PUT); return its row."""
     row = _require(conn, name)
-    if not name.startswith(CUSTOM_PREFIX):
+    if not name.startswith(base.CUSTOM_PREFIX):
         raise errors.BadRequest(
             'Cannot update standard resource class %s' % name)
     if new_name != name:
@@ -88,9 +89,15 @@ def rename_class(conn, name, new_name):
 
 
 def delete_class(conn, name):
-    """Delete custom class ``name`` unless inventory or usage refers to it."""
-    row = _require(conn, name)
-    if not name.startswith(CUSTOM_PREFIX):
+    """Delete custom class ``name`` unless inventory or usage refers to it.
+
+    The class row is locked before the check, so an inventory write that
+    refers to the class (``base.referenced_class_ids``) either committed
+    before, and the check sees its records, or waits and then finds the
+    class gone.  (Usage needs inventory of the class first.)
+    """
+    row = _require(conn, name, lock=True)
+    if not name.startswith(base.CUSTOM_PREFIX):
         raise errors.BadRequest(
             'Error in delete resource class: Cannot delete standard '
             'resource class %s.' % name)

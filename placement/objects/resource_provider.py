@@ -1,8 +1,8 @@
 """Resource providers: create, read, list, rename/re-parent, delete.
 
 A provider row knows its parent and its root; a root is its own root.  The
-functions here return plain dicts carrying the parent's and root's UUIDs,
-which is what the API shows.
+functions here return rows carrying the parent's and root's UUIDs, which
+is what the API shows.
 """
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -15,28 +15,28 @@ from placement.objects import provider_filter
 RP = tables.resource_providers
 _PARENT = RP.alias('parent')
 _ROOT = RP.alias('root')
-
-
-def _select():
-    """Providers with their parent's and root's UUIDs."""
-    return (sa.select(RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
-                      RP.c.root_provider_id, RP.c.parent_provider_id,
-                      RP.c.created_at, RP.c.updated_at,
-                      _PARENT.c.uuid.label('parent_provider_uuid'),
-                      _ROOT.c.uuid.label('root_provider_uuid'))
-            .select_from(
-                RP.outerjoin(_PARENT, RP.c.parent_provider_id == _PARENT.c.id)
-                .outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id)))
-
-
-def _fetch(conn, uuid):
-    row = conn.execute(_select().where(RP.c.uuid == uuid)).mappings().first()
-    return dict(row) if row is not None else None
+_WITH_PARENT_AND_ROOT = (
+    RP.outerjoin(_PARENT, RP.c.parent_provider_id == _PARENT.c.id)
+    .outerjoin(_ROOT, RP.c.root_provider_id == _ROOT.c.id))
+# What the API shows of a provider and when it last changed, in this
+# order: listings read rows by position (on thousands of rows, attribute
+# access costs more than the rest of the rendering).
+SHOWN = ('uuid', 'name', 'generation', 'parent_provider_uuid',
+         'root_provider_uuid', 'changed')
+_SHOWN = (RP.c.uuid, RP.c.name, RP.c.generation,
+          _PARENT.c.uuid.label('parent_provider_uuid'),
+          _ROOT.c.uuid.label('root_provider_uuid'),
+          sa.func.coalesce(RP.c.updated_at, RP.c.created_at).label('changed'))
+_BY_UUID = (sa.select(*_SHOWN, RP.c.id, RP.c.root_provider_id,
+                      RP.c.parent_provider_id)
+            .select_from(_WITH_PARENT_AND_ROOT)
+            .where(RP.c.uuid == sa.bindparam('uuid')))
 
 
 def get(conn, uuid):
-    """The provider ``uuid`` as a dict; 404 if there is none."""
-    provider = _fetch(conn, uuid)
+    """The provider row ``uuid``: ``SHOWN``, then its id,
+    root_provider_id and parent_provider_id; 404 if there is none."""
+    provider = conn.execute(_BY_UUID, {'uuid': uuid}).first()
     if provider is None:
         raise base.provider_not_found(uuid)
     return provider
@@ -44,14 +44,16 @@ def get(conn, uuid):
 
 def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
             traits=None, member_of=None):
-    """Providers matching every filter given, by id.
+    """Rows (``SHOWN``) of the providers matching every filter given,
+    by id.
 
     ``resources`` is {class name: amount} each provider must be able to
     take on its own; ``traits`` a query.TraitFilter; ``member_of`` a
     query.AggregateFilter; ``in_tree`` the UUID of any provider of a tree.
     Unknown classes and traits are a 400, unknown aggregates match nothing.
     """
-    stmt = _select().order_by(RP.c.id)
+    stmt = (sa.select(*_SHOWN).select_from(_WITH_PARENT_AND_ROOT)
+            .order_by(RP.c.id))
     if name is not None:
         stmt = stmt.where(RP.c.name == name)
     if uuid is not None:
@@ -76,9 +78,7 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
         uuids = set(member_of.forbidden).union(*member_of.required)
         stmt = stmt.where(provider_filter.member_of_clause(
             RP.c.id, member_of, provider_filter.resolve_aggregates(conn, uuids)))
-    result = conn.execute(stmt)
-    keys = tuple(result.keys())
-    return [dict(zip(keys, row)) for row in result]
+    return conn.execute(stmt).all()
 
 
 def _check_unique(conn, name, uuid=None, provider_id=None):
@@ -163,6 +163,19 @@ def _subtree_ids(conn, provider_id):
     return found
 
 
+def _locked_subtree(conn, provider):
+    """Ids of ``provider`` and its descendants, read once every provider
+    of its tree is locked (in id order).
+
+    A child being created under one of them holds its parent's lock
+    (``create``): the lock waits for that transaction, and the read after
+    it sees the new child; a create that comes later waits for this
+    transaction and then reads its parent's new root.
+    """
+    base.lock_tree(conn, provider.root_provider_id)
+    return _subtree_ids(conn, provider.id)
+
+
 def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
     """Rename a provider and, if ``change_parent``, move it in the forest.
 
@@ -183,7 +196,7 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
     current = base.get_provider(conn, uuid)
     _check_unique(conn, name, provider_id=current.id)
     values = {'name': name, 'updated_at': base.now()}
-    new_root = None
+    new_root = subtree = None
     old_parent_id = current.parent_provider_id
     if change_parent and parent_uuid is None and old_parent_id is not None:
         if not allow_reparent:
@@ -191,6 +204,7 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
                        % 'un-parenting a provider is not currently allowed.')
         values['parent_provider_id'] = None
         new_root = current.id
+        subtree = _locked_subtree(conn, current)
     elif moving_under is not None:
         if moving_under not in locked:
             raise fail(_NO_PARENT)
@@ -199,7 +213,8 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
             if old_parent_id is not None and not allow_reparent:
                 raise fail(_UPDATE_FAILED % 're-parenting a provider is '
                            'not currently allowed.')
-            if parent.id in _subtree_ids(conn, current.id):
+            subtree = _locked_subtree(conn, current)
+            if parent.id in subtree:
                 raise fail(_UPDATE_FAILED % 'creating loop in the provider '
                            'tree is not allowed.')
             values['parent_provider_id'] = parent.id
@@ -209,8 +224,7 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
     except sa_exc.IntegrityError:
         raise _raced_duplicate(name) from None
     if new_root is not None and new_root != current.root_provider_id:
-        conn.execute(RP.update()
-                     .where(RP.c.id.in_(_subtree_ids(conn, current.id)))
+        conn.execute(RP.update().where(RP.c.id.in_(subtree))
                      .values(root_provider_id=new_root))
     return get(conn, uuid)
 

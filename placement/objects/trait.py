@@ -92,15 +92,27 @@ def delete_trait(conn, name):
             'Trait %s was taken concurrently.' % name) from None
 
 
-def provider_traits(conn, provider_id):
-    """Rows (name, created_at, updated_at) of the provider's traits, by
-    name."""
-    return _by_name(conn.execute(
-        sa.select(TRAITS.c.name, RP_TRAITS.c.created_at,
-                  RP_TRAITS.c.updated_at)
-        .select_from(RP_TRAITS.join(TRAITS,
-                                    RP_TRAITS.c.trait_id == TRAITS.c.id))
-        .where(RP_TRAITS.c.resource_provider_id == provider_id)))
+# A provider's generation and traits in one statement (the refresh call of
+# every compute node): one row per trait, or a single row with a NULL
+# name for a provider without any.
+_PROVIDER_TRAITS = (
+    sa.select(base.RP.c.generation, TRAITS.c.name, RP_TRAITS.c.created_at,
+              RP_TRAITS.c.updated_at)
+    .select_from(
+        base.RP.outerjoin(
+            RP_TRAITS, RP_TRAITS.c.resource_provider_id == base.RP.c.id)
+        .outerjoin(TRAITS, RP_TRAITS.c.trait_id == TRAITS.c.id))
+    .where(base.RP.c.uuid == sa.bindparam('uuid')))
+
+
+def provider_traits(conn, uuid):
+    """(generation, rows (name, created_at, updated_at) of its traits by
+    name) of provider ``uuid``; 404 without it."""
+    rows = conn.execute(_PROVIDER_TRAITS, {'uuid': uuid}).all()
+    if not rows:
+        raise base.provider_not_found(uuid, base.REPEATED)
+    return rows[0].generation, _by_name(
+        row for row in rows if row.name is not None)
 
 
 def _replace_provider_traits(conn, provider_id, trait_ids):

@@ -78,10 +78,11 @@ def create_incomplete_consumers(conn, conf, max_count):
     uuids = conn.execute(
         orphaned_consumers().limit(max_count)).scalars().all()
     if uuids:
-        project_id = consumer.ensure_project(
-            conn, conf.placement.incomplete_consumer_project_id)
-        user_id = consumer.ensure_user(
-            conn, conf.placement.incomplete_consumer_user_id)
-        for uuid in uuids:
-            consumer.create(conn, uuid, project_id, user_id, None)
+        project = conf.placement.incomplete_consumer_project_id
+        user = conf.placement.incomplete_consumer_user_id
+        project_id = consumer.ensure_projects(conn, [project])[project]
+        user_id = consumer.ensure_users(conn, [user])[user]
+        consumer.create(conn, [
+            {'uuid': uuid, 'project_id': project_id, 'user_id': user_id,
+             'consumer_type_id': None} for uuid in uuids])
     return found, len(uuids)
