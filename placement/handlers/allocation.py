@@ -30,7 +30,7 @@ def _by_provider(req, allocations):
             for name, amount in item['resources'].items():
                 resources[name] = resources.get(name, 0) + amount
         return result
-    return {util.normalize_uuid(uuid): dict(entry['resources'])
+    return {util.body_uuid(uuid): dict(entry['resources'])
             for uuid, entry in allocations.items()}
 
 
@@ -54,11 +54,11 @@ def consumer_write(req, consumer_uuid, body):
 
 def consumer_writes(req, data):
     """The writes of a multi-consumer body (POST /allocations, reshaper)."""
-    writes = [consumer_write(req, util.normalize_uuid(uuid), body)
+    writes = [consumer_write(req, util.body_uuid(uuid), body)
               for uuid, body in data.items()]
     if len({write.uuid for write in writes}) != len(writes):
         raise errors.BadRequest(
-            'A consumer is named more than once (with and without dashes).')
+            'A consumer is named more than once (spelled differently).')
     return writes
 
 
@@ -69,9 +69,8 @@ def get_allocations(req):
     consumer_uuid = _consumer_uuid(req)
     consumer, allocations, modified = None, {}, None
     if consumer_uuid is not None:
-        with ctx.database.reader() as conn:
-            consumer, allocations, modified = alloc_obj.get_for_consumer(
-                conn, consumer_uuid)
+        consumer, allocations, modified = ctx.database.read(
+            alloc_obj.get_for_consumer, consumer_uuid)
     body = {'allocations': allocations}
     if consumer is not None:
         if microversion.at_least(req, microversions.DICT_ALLOCATIONS):
@@ -127,9 +126,8 @@ def delete_allocations(req):
 def list_for_resource_provider(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:allocations:list')
-    with ctx.database.reader() as conn:
-        generation, allocations, consumer_generations, modified = (
-            alloc_obj.get_for_provider(conn, req.urlvars['uuid']))
+    generation, allocations, consumer_generations, modified = (
+        ctx.database.read(alloc_obj.get_for_provider, req.urlvars['uuid']))
     if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
         for consumer_uuid, entry in allocations.items():
             entry['consumer_generation'] = consumer_generations.get(

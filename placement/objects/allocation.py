@@ -95,8 +95,8 @@ def apply(conn, writes, provider_ids, bulk=False):
         conn, [provider_ids[u] for u in providers_named(writes)])
     _update_consumers(conn, writes)
     class_ids = _class_ids(conn, writes, bulk)
-    conn.execute(ALLOC.delete().where(
-        ALLOC.c.consumer_id.in_([w.uuid for w in writes])))
+    for chunk in base.chunks(w.uuid for w in writes):
+        conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
     rows = [(provider_ids[uuid], class_ids[name], amount, write_.uuid)
             for write_ in writes
             for uuid, resources in write_.allocations.items()
@@ -129,31 +129,44 @@ def _generation_conflict(current, given):
 
 def _update_consumers(conn, writes):
     """Check each consumer's generation; bump (or create) the ones that
-    keep (or get) allocations."""
+    keep (or get) allocations.
+
+    A few statements for any number of consumers: the projects, users and
+    types they name are looked up (and created) all at once, new consumers
+    are inserted in one statement and like updates share one.
+    """
     locked = consumer_obj.lock(conn, [w.uuid for w in writes])
     for write_ in writes:
         row = locked.get(write_.uuid)
         current = row.generation if row is not None else None
         if write_.generation is not UNCHECKED and write_.generation != current:
             raise _generation_conflict(current, write_.generation)
-    for write_ in writes:
-        if not write_.allocations:
-            continue    # deleted below once its allocations are gone
-        row = locked.get(write_.uuid)
+    # Consumers left without allocations are deleted below, once their
+    # allocations are gone.
+    kept = [w for w in writes if w.allocations]
+    # Before 1.8 the owner is a placeholder that only a new consumer takes.
+    owned = [w for w in kept if w.owner_given or w.uuid not in locked]
+    projects = consumer_obj.ensure_projects(conn,
+                                            {w.project_id for w in owned})
+    users = consumer_obj.ensure_users(conn, {w.user_id for w in owned})
+    types = consumer_obj.ensure_types(
+        conn, {w.consumer_type for w in kept if w.consumer_type is not None})
+    new, changed = [], []
+    for write_ in kept:
         values = {}
+        row = locked.get(write_.uuid)
         if row is None or write_.owner_given:
-            values['project_id'] = consumer_obj.ensure_project(
-                conn, write_.project_id)
-            values['user_id'] = consumer_obj.ensure_user(conn, write_.user_id)
+            values['project_id'] = projects[write_.project_id]
+            values['user_id'] = users[write_.user_id]
         if write_.consumer_type is not None:
-            values['consumer_type_id'] = consumer_obj.ensure_type(
-                conn, write_.consumer_type)
+            values['consumer_type_id'] = types[write_.consumer_type]
         if row is None:
-            consumer_obj.create(conn, write_.uuid, values['project_id'],
-                                values['user_id'],
-                                values.get('consumer_type_id'))
+            new.append(dict({'consumer_type_id': None}, uuid=write_.uuid,
+                            **values))
         else:
-            consumer_obj.update(conn, row, **values)
+            changed.append((row, values))
+    consumer_obj.create(conn, new)
+    consumer_obj.update(conn, changed)
 
 
 def _class_ids(conn, writes, bulk):
@@ -178,6 +191,10 @@ def _cannot_allocate(detail):
                            kind=errors.CAPACITY)
 
 
+def _where(class_name, provider_uuid):
+    return "'%s' on resource provider '%s'" % (class_name, provider_uuid)
+
+
 def _check_capacity(conn, rows, provider_uuids, class_names):
     """409 unless every new allocation fits its provider's inventory.
 
@@ -189,24 +206,25 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
     """
     if not rows:
         return
-    provider_ids = {row[0] for row in rows}
-    inventories = {
-        (r.resource_provider_id, r.resource_class_id): r
-        for r in conn.execute(
-            sa.select(INV, provider_filter.used_from(INV).label('used'))
-            .where(INV.c.resource_provider_id.in_(provider_ids)))}
+    inventories = {}
+    for chunk in base.chunks(sorted({row[0] for row in rows})):
+        inventories.update(
+            ((r.resource_provider_id, r.resource_class_id), r)
+            for r in conn.execute(
+                sa.select(INV, provider_filter.used_from(INV).label('used'))
+                .where(INV.c.resource_provider_id.in_(chunk))))
     wanted = collections.Counter()
     for rp_id, rc_id, amount, _consumer in rows:
-        where = "'%s' on resource provider '%s'" % (
-            class_names[rc_id], provider_uuids[rp_id])
         inv = inventories.get((rp_id, rc_id))
         if inv is None:
-            raise _cannot_allocate('Inventory for %s invalid.' % where)
+            raise _cannot_allocate('Inventory for %s invalid.' % _where(
+                class_names[rc_id], provider_uuids[rp_id]))
         if (amount < inv.min_unit or amount > inv.max_unit
                 or amount % inv.step_size):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
-                'would violate inventory constraints.' % where)
+                'would violate inventory constraints.' % _where(
+                    class_names[rc_id], provider_uuids[rp_id]))
         wanted[rp_id, rc_id] += amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
@@ -214,9 +232,9 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         used = int(inv.used or 0)
         if used + amount > capacity:
             raise _cannot_allocate(
-                "Unable to create allocation for '%s' on resource provider "
-                "'%s'. The requested amount would exceed the capacity."
-                % (class_names[rc_id], provider_uuids[rp_id]))
+                'Unable to create allocation for %s. The requested amount '
+                'would exceed the capacity.' % _where(
+                    class_names[rc_id], provider_uuids[rp_id]))
 
 
 def delete_for_consumer(conn, uuid):

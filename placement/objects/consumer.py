@@ -55,76 +55,103 @@ def lock(conn, uuids):
     Rows are locked in uuid order, so writers of several consumers do not
     deadlock on each other.
     """
-    uuids = sorted(set(uuids))
-    if not uuids:
-        return {}
-    stmt = (sa.select(*_COLUMNS).where(CONSUMERS.c.uuid.in_(uuids))
-            .order_by(CONSUMERS.c.uuid))
-    return {row.uuid: row
-            for row in conn.execute(base.for_update(conn, stmt))}
+    found = {}
+    for chunk in base.chunks(sorted(set(uuids))):
+        stmt = (sa.select(*_COLUMNS).where(CONSUMERS.c.uuid.in_(chunk))
+                .order_by(CONSUMERS.c.uuid))
+        found.update((row.uuid, row)
+                     for row in conn.execute(base.for_update(conn, stmt)))
+    return found
 
 
-def _ensure(conn, table, column, value):
-    """The id of the row of ``table`` whose ``column`` is ``value``."""
-    found = conn.execute(
-        sa.select(table.c.id).where(column == value)).scalar()
-    if found is not None:
-        return found
+def _ids(conn, column, values):
+    """{value: id} of the rows whose ``column`` is among ``values``."""
+    found = {}
+    for chunk in base.chunks(values):
+        found.update(conn.execute(
+            sa.select(column, column.table.c.id).where(column.in_(chunk))
+        ).all())
+    return found
+
+
+def _ensure(conn, column, values):
+    """{value: id} for every value of ``values``, inserting the rows of
+    ``column``'s table that are missing (one statement for all)."""
+    values = sorted(set(values))
+    found = _ids(conn, column, values)
+    missing = [value for value in values if value not in found]
+    if missing:
+        now = base.now()
+        try:
+            conn.execute(column.table.insert(), [
+                {column.name: value, 'created_at': now} for value in missing])
+        except sa_exc.IntegrityError:
+            raise _lost_race() from None
+        found.update(_ids(conn, column, missing))
+    return found
+
+
+def ensure_projects(conn, external_ids):
+    return _ensure(conn, PROJECTS.c.external_id, external_ids)
+
+
+def ensure_users(conn, external_ids):
+    return _ensure(conn, USERS.c.external_id, external_ids)
+
+
+def ensure_types(conn, names):
+    return _ensure(conn, TYPES.c.name, names)
+
+
+def create(conn, consumers):
+    """Insert consumers that are being given their first allocations.
+
+    ``consumers``: dicts of uuid, project_id, user_id and consumer_type_id
+    (ids of this database).  Their generation starts at 1: 0 would be the
+    (never visible) state before that first write.
+    """
+    if not consumers:
+        return
+    now = base.now()
     try:
-        return conn.execute(table.insert().values(
-            {column.name: value, 'created_at': base.now()})
-        ).inserted_primary_key[0]
+        conn.execute(CONSUMERS.insert(), [
+            dict(consumer, generation=1, created_at=now)
+            for consumer in consumers])
     except sa_exc.IntegrityError:
         raise _lost_race() from None
 
 
-def ensure_project(conn, external_id):
-    return _ensure(conn, PROJECTS, PROJECTS.c.external_id, external_id)
+def update(conn, changes):
+    """Bump the generation of locked consumers and set new values.
 
-
-def ensure_user(conn, external_id):
-    return _ensure(conn, USERS, USERS.c.external_id, external_id)
-
-
-def ensure_type(conn, name):
-    return _ensure(conn, TYPES, TYPES.c.name, name)
-
-
-def create(conn, uuid, project_id, user_id, type_id):
-    """Insert a consumer that is being given its first allocations.
-
-    Its generation starts at 1: 0 would be the (never visible) state
-    before that first write.
+    ``changes``: (locked row, {column: value}) pairs.  Consumers whose
+    generation and values are the same share one UPDATE (per chunk), so a
+    bulk write of like consumers costs a few statements.  The generation
+    compare-and-swap cannot fail while the rows are locked; on SQLite (no
+    row locks, but a single writer) it guards the same way.
     """
-    try:
-        conn.execute(CONSUMERS.insert().values(
-            uuid=uuid, project_id=project_id, user_id=user_id,
-            consumer_type_id=type_id, generation=1, created_at=base.now()))
-    except sa_exc.IntegrityError:
-        raise _lost_race() from None
-
-
-def update(conn, row, **values):
-    """Bump the generation of the locked consumer ``row``; set ``values``.
-
-    The generation compare-and-swap cannot fail while the row is locked;
-    on SQLite (no row locks, but a single writer) it guards the same way.
-    """
-    result = conn.execute(
-        CONSUMERS.update()
-        .where(CONSUMERS.c.id == row.id)
-        .where(CONSUMERS.c.generation == row.generation)
-        .values(generation=row.generation + 1, updated_at=base.now(),
-                **values))
-    if result.rowcount != 1:
-        raise errors.RetryableConflict(
-            'Consumer %s was updated concurrently.' % row.uuid)
+    groups = {}
+    for row, values in changes:
+        key = (row.generation, tuple(sorted(values.items())))
+        groups.setdefault(key, []).append(row)
+    now = base.now()
+    for (generation, values), rows in groups.items():
+        for chunk in base.chunks(rows):
+            result = conn.execute(
+                CONSUMERS.update()
+                .where(CONSUMERS.c.id.in_([row.id for row in chunk]))
+                .where(CONSUMERS.c.generation == generation)
+                .values(generation=generation + 1, updated_at=now,
+                        **dict(values)))
+            if result.rowcount != len(chunk):
+                raise errors.RetryableConflict(
+                    'A consumer was updated concurrently.')
 
 
 def delete(conn, uuids):
     """Delete the consumers ``uuids`` (their allocations are gone)."""
-    if uuids:
-        conn.execute(CONSUMERS.delete().where(CONSUMERS.c.uuid.in_(uuids)))
+    for chunk in base.chunks(uuids):
+        conn.execute(CONSUMERS.delete().where(CONSUMERS.c.uuid.in_(chunk)))
 
 
 def get(conn, uuid):
@@ -148,8 +175,9 @@ def get(conn, uuid):
 
 def generations(conn, uuids):
     """{uuid: generation} of the consumers among ``uuids``."""
-    if not uuids:
-        return {}
-    return dict(conn.execute(
-        sa.select(CONSUMERS.c.uuid, CONSUMERS.c.generation)
-        .where(CONSUMERS.c.uuid.in_(set(uuids)))).all())
+    found = {}
+    for chunk in base.chunks(set(uuids)):
+        found.update(conn.execute(
+            sa.select(CONSUMERS.c.uuid, CONSUMERS.c.generation)
+            .where(CONSUMERS.c.uuid.in_(chunk))).all())
+    return found

@@ -13,9 +13,10 @@ from placement import util
 from placement.schemas import base
 from placement.schemas import inventory
 
-# Dashes are optional in UUIDs (clients may send the hex form).
-UUID_PATTERN = ('^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?'
-                '[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$')
+# Provider and consumer UUIDs as keys of a body: upstream's pattern (its
+# text is in the 400 clients see), 36 hex digits or dashes; the handlers
+# refuse what passes it without being a UUID (util.body_uuid).
+UUID_PATTERN = '^[0-9a-fA-F-]{36}$'
 CONSUMER_TYPE_PATTERN = '^[A-Z0-9_]+$'
 
 _EXTERNAL_ID = {'type': 'string', 'minLength': 1, 'maxLength': 255}
@@ -81,6 +82,9 @@ _BY_PROVIDER = {
 
 PUT_SCHEMA_1_12 = copy.deepcopy(PUT_SCHEMA_1_8)
 PUT_SCHEMA_1_12['properties']['allocations'] = _BY_PROVIDER
+# 'required' last: of a missing field and an unknown one, jsonschema then
+# names the unknown one first, as upstream's schema of this version does.
+PUT_SCHEMA_1_12['required'] = PUT_SCHEMA_1_12.pop('required')
 
 # From 1.28 an empty dict removes the consumer's allocations, and the
 # consumer generation the client last saw (null: "a new consumer") is
