@@ -220,9 +220,20 @@ class Stats:
         self.errors = collections.Counter()
         self.conflicts = collections.Counter()
         self.late = []
+        # Requests sent before the end and not answered yet; once closed
+        # (the drain time is over) answers are no longer counted.
+        self.in_flight = 0
+        self.closed = False
+
+    def sent(self):
+        with self.lock:
+            self.in_flight += 1
 
     def record(self, op, seconds, status):
         with self.lock:
+            if self.closed:
+                return
+            self.in_flight -= 1
             if status is None or status >= 500:
                 self.errors[op] += 1
             else:
@@ -268,8 +279,11 @@ class Mix:
 
     def call(self, op, method, path, body=None):
         started = time.monotonic()
+        counted = self.stop_at is not None and started < self.stop_at
+        if counted:
+            self.stats.sent()
         status, payload = self.http(method, path, body)
-        if self.stop_at is not None and started < self.stop_at:
+        if counted:
             self.stats.record(op, time.monotonic() - started, status)
         return status, payload
 
@@ -431,9 +445,16 @@ class Mix:
         cpu = group_cpu_seconds(self.server_pgid)
         time.sleep(max(0, self.stop_at - time.monotonic()))
         cpu = group_cpu_seconds(self.server_pgid) - cpu
+        # Answers to requests sent before the end are waited for, but
+        # only --drain seconds, so that a run takes a bounded time even
+        # against a server that fell far behind.
+        drained = self.stop_at + args.drain
         for thread in threads:
-            thread.join()
+            thread.join(max(0, drained - time.monotonic()))
+        with self.stats.lock:
+            self.stats.closed = True
         table = self.stats.table(args.duration)
+        table['_schedule']['unanswered_at_end'] = self.stats.in_flight
         served = sum(figures['count'] for op, figures in table.items()
                      if not op.startswith('_'))
         table['_schedule']['offered_per_s'] = self.offered()
@@ -495,10 +516,11 @@ def print_table(label, result, markdown):
         ''])
     late = result.get('_schedule', {})
     print('\n%s: offered %.0f req/s; sent late p50 %.0f ms, p99 %.0f ms; '
-          '%d schedules overdue at the end; server CPU %.1f s, %.1f ms per '
-          'request\n' % (
+          '%d schedules overdue and %d requests unanswered at the end; '
+          'server CPU %.1f s, %.1f ms per request\n' % (
               label, late['offered_per_s'], late['late_p50_ms'],
               late['late_p99_ms'], late['overdue_at_end'],
+              late.get('unanswered_at_end', 0),
               late['server_cpu_s'], late['server_cpu_ms_per_request'] or 0))
     if markdown:
         print('| ' + ' | '.join(header) + ' |')
@@ -538,6 +560,10 @@ def parse_args(argv):
     parser.add_argument('--deletes', type=float, default=8.0)
     parser.add_argument('--duration', type=float, default=60.0)
     parser.add_argument('--warmup', type=float, default=10.0)
+    parser.add_argument('--drain', type=float, default=15.0,
+                        help='seconds to wait after the end for answers to '
+                        'requests already sent (default %(default)s); the '
+                        'rest are reported as unanswered')
     parser.add_argument('--threads', type=int, default=48,
                         help='client threads sending the schedule')
     parser.add_argument('--port-range', default='20900-20999')

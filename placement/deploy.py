@@ -11,6 +11,7 @@ from placement import db
 from placement import metrics
 from placement import middleware
 from placement import openapi
+from placement import openapi_check
 from placement import policy
 from placement import router
 from placement.objects import bootstrap
@@ -62,6 +63,10 @@ def build_app(conf, database):
         app = cors.CORS(app, conf)
     if enabled:
         app = metrics.RequestMetrics(app)
+    if openapi_check.enabled():
+        # Test and conformance runs: a response that breaks the OpenAPI
+        # document becomes a 500 naming the mismatch.
+        app = openapi_check.ResponseValidator(app)
     return middleware.RequestLog(app)
 
 

@@ -73,11 +73,19 @@ class _Metrics:
         self.conflicts = prom.Counter(
             'placement_write_conflicts',
             'Writes answered 409, by cause.', ['kind'], **reg)
-        self.retries = prom.Counter(
-            'placement_write_retries',
-            'Write transactions run again: after a lost race on a '
-            'generation (lost_race) or a deadlock or serialization failure '
-            'the database reported (deadlock).', ['reason'], **reg)
+        self.retries = {
+            'write': prom.Counter(
+                'placement_write_retries',
+                'Write transactions run again: after a lost race on a '
+                'generation (lost_race) or a deadlock or serialization '
+                'failure the database reported (deadlock).', ['reason'],
+                **reg),
+            'read': prom.Counter(
+                'placement_read_retries',
+                'Read transactions run again: after a deadlock, lock '
+                'timeout or serialization failure (deadlock) or a lost '
+                'connection (connection_lost).', ['reason'], **reg),
+        }
         self.connections = prom.Gauge(
             'placement_db_connections_in_use',
             'Database connections checked out of the pools.',
@@ -119,9 +127,10 @@ def worker_exited(pid):
 
 # -- hooks ------------------------------------------------------------------
 
-def count_retry(reason):
+def count_retry(kind, reason):
+    """A ``kind`` ('read' or 'write') transaction runs again."""
     if _metrics is not None:
-        _metrics.retries.labels(reason).inc()
+        _metrics.retries[kind].labels(reason).inc()
 
 
 def checkout_waited(seconds):
@@ -299,10 +308,8 @@ class _CapacityCollector:
             return self.cached
 
     def _families(self):
-        with self.database.reader() as conn:
-            totals = capacity.totals(conn)
-            providers = (capacity.per_provider(conn) if self.per_provider
-                         else None)
+        totals, providers = self.database.read(capacity.snapshot,
+                                               self.per_provider)
         cap = core.GaugeMetricFamily(
             'placement_capacity',
             'Capacity of all inventories: (total - reserved) * '

@@ -18,6 +18,7 @@ from placement import errors
 from placement import microversion
 from placement import microversions
 from placement.objects import base
+from placement.objects import resource_provider as rp_obj
 
 JSON = 'application/json'
 # Upper bound of integer fields, as upstream's database columns.
@@ -28,14 +29,22 @@ def context(req):
     return req.environ[environ_keys.CONTEXT]
 
 
-def handler(func):
-    """Mark a function as a route handler: JSON only, webob request in."""
+def handler(func=None, *, negotiate=True):
+    """Mark a function as a route handler: JSON only, webob request in.
+
+    ``negotiate=False`` for the version document, which upstream serves
+    whatever the client accepts.
+    """
+    if func is None:
+        return functools.partial(handler, negotiate=negotiate)
+
     @functools.wraps(func)
     @webob.dec.wsgify
     def wrapper(req):
         # Only reads negotiate the body type (as upstream): a write with
         # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
-        if (req.method == 'GET'
+        # An empty Accept header asks for nothing in particular.
+        if (negotiate and req.method == 'GET' and req.accept
                 and not req.accept.acceptable_offers([JSON])):
             raise errors.NotAcceptable('Only application/json is provided')
         _check_url_text(req)
@@ -69,13 +78,15 @@ def _has_nul(value):
 
 
 def require_json_content(func):
-    """415 unless the body is declared as JSON; 400 if undeclared."""
+    """415 unless the body is declared as JSON."""
     @functools.wraps(func)
     def wrapper(req):
         content_type = req.content_type
-        if not content_type and req.content_length:
-            raise errors.BadRequest('content-type header required')
         if content_type != JSON:
+            if not content_type:
+                # webob's explanation names the environ's type, which
+                # upstream shows as None when there is none.
+                req.environ['CONTENT_TYPE'] = 'None'
             raise errors.UnsupportedMediaType(
                 'The media type %s is not supported, use %s'
                 % (content_type or None, JSON))
@@ -84,21 +95,29 @@ def require_json_content(func):
 
 
 _VALIDATORS = {}
-# Clients may send UUIDs without dashes (upstream accepts both forms), so
-# the "uuid" format is checked with uuid.UUID rather than jsonschema's
-# dashed-only rule.
-_FORMAT_CHECKER = jsonschema.FormatChecker()
-_FORMAT_CHECKER.checks('uuid')(lambda value: not isinstance(value, str)
-                               or is_uuid(value))
+# Bodies: clients may send UUIDs without dashes (upstream accepts both
+# forms), so there the "uuid" format is checked with uuid.UUID.
+_BODY_FORMATS = jsonschema.FormatChecker()
+_BODY_FORMATS.checks('uuid')(lambda value: not isinstance(value, str)
+                             or is_uuid(value))
+# Query strings: jsonschema's own formats, whose "uuid" wants the dashes
+# (upstream refuses ?uuid=<32 hex digits> with a 400).
+_QUERY_FORMATS = jsonschema.FormatChecker()
+# The schemas name no draft, so (as upstream) they are read as the latest
+# one; but an integer stays a JSON integer, not any float without a
+# fraction (2.0 would reach the database as a float).
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft4Validator.TYPE_CHECKER)
 
 
-def _validator(schema):
+def _validator(schema, formats=_BODY_FORMATS):
     """A compiled validator per schema (schemas are module constants)."""
-    entry = _VALIDATORS.get(id(schema))
+    key = (id(schema), id(formats))
+    entry = _VALIDATORS.get(key)
     if entry is None or entry[0] is not schema:
-        entry = (schema, jsonschema.Draft4Validator(
-            schema, format_checker=_FORMAT_CHECKER))
-        _VALIDATORS[id(schema)] = entry
+        entry = (schema, _Validator(schema, format_checker=formats))
+        _VALIDATORS[key] = entry
     return entry[1]
 
 
@@ -106,15 +125,18 @@ def is_valid(data, schema):
     return _validator(schema).is_valid(data)
 
 
+def _schema_error(data, schema, formats=_BODY_FORMATS):
+    """The violation upstream names when there are several: jsonschema's
+    best match (the least deep one first), not the first one found."""
+    return jsonschema.exceptions.best_match(
+        _validator(schema, formats).iter_errors(data))
+
+
 def validate(data, schema):
-    """Raise a 400 naming the first schema violation of ``data``."""
-    try:
-        _validator(schema).validate(data)
-    except jsonschema.ValidationError as exc:
-        # The full text (with "Failed validating ... in schema[...]") is
-        # what upstream returns and what clients match on.
-        raise errors.BadRequest(
-            'JSON does not validate: %s' % exc) from None
+    """Raise a 400 naming the schema violation of ``data``."""
+    error = _schema_error(data, schema)
+    if error is not None:
+        raise errors.BadRequest('JSON does not validate: %s' % error)
 
 
 # 19 digits in a row: maybe an integer beyond 64 bits.
@@ -126,12 +148,27 @@ def _no_constant(name):
     raise ValueError(name)
 
 
-def extract_json(req, schema):
-    """Parse the request body as JSON and validate it against ``schema``."""
+def _stdlib_json_error(body):
+    """Why the standard library's parser refuses ``body`` (upstream's
+    wording, "Expecting value: line 1 column 1 (char 0)"), if it does."""
+    try:
+        json.loads(body.decode('utf-8'))
+    except ValueError as exc:      # UnicodeDecodeError included
+        return str(exc)
+    except RecursionError:
+        # Nesting too deep for it (upstream answers 500): orjson's words.
+        return None
+    return None
+
+
+def _read_json(req, schema):
+    """``(data, None)`` for a body that is JSON and valid against
+    ``schema``, else ``(None, the 400 to answer)``."""
     try:
         data = orjson.loads(req.body)
     except orjson.JSONDecodeError as exc:
-        raise errors.BadRequest('Malformed JSON: %s' % exc) from None
+        reason = _stdlib_json_error(req.body) or exc
+        return None, errors.BadRequest('Malformed JSON: %s' % reason)
     if _LONG_NUMBER.search(req.body):
         # orjson reads integers beyond 64 bits as floats, which would fail
         # the schema's type check; read them exactly so that they fail its
@@ -139,29 +176,57 @@ def extract_json(req, schema):
         data = json.loads(req.body, parse_constant=_no_constant)
     # JSON can only carry a NUL escaped; look closer only then.
     if b'\\u0000' in req.body and _has_nul(data):
-        raise errors.BadRequest('NUL characters are not allowed in JSON '
-                                'strings.')
-    validate(data, schema)
+        return None, errors.BadRequest(
+            'NUL characters are not allowed in JSON strings.')
+    error = _schema_error(data, schema)
+    if error is not None:
+        # The full text (with "Failed validating ... in schema[...]") is
+        # what upstream returns and what clients match on.
+        return None, errors.BadRequest('JSON does not validate: %s' % error)
+    return data, None
+
+
+def extract_json(req, schema):
+    """Parse the request body as JSON and validate it against ``schema``."""
+    data, problem = _read_json(req, schema)
+    if problem is not None:
+        raise problem
+    return data
+
+
+def extract_provider_json(req, schema):
+    """``extract_json`` for a write to the provider of the URL: as
+    upstream, a provider that does not exist is a 404 even when the body
+    is bad too (looked up only then, so a good body costs no read)."""
+    data, problem = _read_json(req, schema)
+    if problem is not None:
+        context(req).database.read(rp_obj.get, req.urlvars['uuid'])
+        raise problem
     return data
 
 
 def validate_query(req, schema):
     """Validate the query string (one value per key) against ``schema``."""
     params = {key: req.GET.getall(key)[-1] for key in req.GET}
-    try:
-        _validator(schema).validate(params)
-    except jsonschema.ValidationError as exc:
+    error = _schema_error(params, schema, _QUERY_FORMATS)
+    if error is not None:
         # Full text, as for bodies: clients match 'Failed validating ...'.
-        raise errors.BadRequest(
-            'Invalid query string parameters: %s' % exc) from None
+        raise errors.BadRequest('Invalid query string parameters: %s'
+                                % error)
     return params
 
 
 def json_response(req, data, status=200, last_modified=None):
     """A JSON response; from 1.15 with cache headers."""
+    return encoded_json_response(req, orjson.dumps(data), status,
+                                 last_modified)
+
+
+def encoded_json_response(req, body, status=200, last_modified=None):
+    """``json_response`` for a body already encoded (bytes)."""
     response = webob.Response(status=status, content_type=JSON,
                               charset=None)
-    response.body = orjson.dumps(data)
+    response.body = body
     if microversion.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
         response.last_modified = last_modified or utcnow()
@@ -169,13 +234,11 @@ def json_response(req, data, status=200, last_modified=None):
 
 
 def empty_response(req, status=204):
+    """A bodiless answer; without cache headers, as upstream's writes
+    (only a trait's own URL has them, see handlers/trait.py)."""
     response = webob.Response(status=status)
     response.headers.pop('Content-Type', None)
     response.content_type = None
-    if (microversion.at_least(req, microversions.CACHE_HEADERS)
-            and status == 204):
-        response.cache_control = 'no-cache'
-        response.last_modified = utcnow()
     return response
 
 
@@ -184,9 +247,10 @@ def utcnow():
 
 
 def newest(*timestamps):
-    """The latest of some (possibly None, possibly naive) timestamps."""
+    """The latest of some (possibly naive) timestamps; None (a row without
+    one) counts as now, as upstream counts it, and so do no timestamps."""
     found = [t for t in timestamps if t is not None]
-    if not found:
+    if not found or len(found) < len(timestamps):
         return utcnow()
     try:
         # Timestamps of one database are alike (all naive or all aware):
@@ -221,6 +285,15 @@ def is_uuid(value):
 def normalize_uuid(value):
     """Canonical dashed form of a UUID string (clients may omit dashes)."""
     return str(uuid.UUID(value))
+
+
+def body_uuid(value):
+    """A UUID that keys a body (schemas.allocation.UUID_PATTERN), in its
+    canonical form; a 400 for 36 dashes and digits that make no UUID."""
+    if not is_uuid(value):
+        raise errors.BadRequest(
+            "JSON does not validate: '%s' is not a valid UUID" % value)
+    return normalize_uuid(value)
 
 
 def link(req, path, rel='self'):

@@ -1,13 +1,19 @@
 """The worker model of placement-api: slow and idle clients never delay
 complete requests, a request that does not arrive in time is dropped
-(placement/cmd/worker.py, over real HTTP), and process-global state is
-right when requests run in threads."""
+(placement/cmd/worker.py, over real HTTP), a worker that stops gracefully
+first finishes the requests it holds, and process-global state is right
+when requests run in threads."""
+import concurrent.futures
 import gc
+import os
+import signal
 import socket
+import sqlite3
 import threading
 import time
 
 import httpx
+import psutil
 import pytest
 
 from placement.cmd import api
@@ -119,3 +125,74 @@ def test_collector_pause_under_threads():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _workers(server):
+    return {p.pid for p in psutil.Process(server.process.pid).children()}
+
+
+def _new_worker(server, old, timeout=30):
+    """The pid of a worker other than ``old``, once there is one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pids = _workers(server) - {old}
+        if pids:
+            return pids.pop()
+        time.sleep(0.1)
+    raise AssertionError('no new worker: %s' % server.log())
+
+
+@pytest.mark.parametrize('stop', ['max-requests', 'worker SIGTERM',
+                                  'server SIGHUP', 'server SIGTERM'])
+def test_graceful_stop_finishes_requests_in_flight(tmp_path, stop):
+    # Requests are held in flight by holding SQLite's write lock: each
+    # write waits for it inside the worker (up to the busy timeout).  The
+    # worker is told to stop while it holds them; the lock is released
+    # after that, and every request must still get its answer.
+    in_flight = api.DEFAULT_THREADS
+    path = tmp_path / 'placement.sqlite'
+    helpers.write_config(str(tmp_path), 'sqlite:///%s' % path)
+    # The readiness check is the first request; the first write the
+    # second, from which on the worker is stopping.
+    args = ['--max-requests', '2'] if stop == 'max-requests' else []
+    server = helpers.Server(str(tmp_path), workers=1, args=args)
+    try:
+        worker = _new_worker(server, None)
+        lock = sqlite3.connect(str(path), isolation_level=None)
+        lock.execute('BEGIN IMMEDIATE')
+        released = []
+
+        def write(index):
+            try:
+                status = httpx.put(
+                    server.url + '/traits/CUSTOM_IN_FLIGHT_%d' % index,
+                    headers=dict(helpers.ADMIN_HEADERS, **{
+                        'OpenStack-API-Version': 'placement 1.6'}),
+                    timeout=60).status_code
+            except httpx.TransportError as exc:
+                status = repr(exc)
+            return status, time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(in_flight) as pool:
+            writes = [pool.submit(write, index) for index in range(in_flight)]
+            time.sleep(1.5)
+            if stop == 'worker SIGTERM':
+                os.kill(worker, signal.SIGTERM)
+            elif stop == 'server SIGHUP':
+                os.kill(server.process.pid, signal.SIGHUP)
+            elif stop == 'server SIGTERM':
+                os.kill(server.process.pid, signal.SIGTERM)
+            time.sleep(1.5)
+            released.append(time.monotonic())
+            lock.execute('ROLLBACK')
+            answers = [future.result() for future in writes]
+        assert [status for status, _ in answers] == [201] * in_flight, (
+            answers, server.log())
+        # All of them were still waiting when the stop was asked for.
+        assert all(ended > released[0] for _, ended in answers)
+        if stop == 'server SIGTERM':
+            assert server.process.wait(api.GRACEFUL_TIMEOUT + 10) == 0
+        else:
+            _new_worker(server, worker)
+            assert httpx.get(server.url + '/').status_code == 200
+    finally:
+        server.stop()

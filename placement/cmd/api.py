@@ -1,7 +1,7 @@
 """placement-api: serve the service with gunicorn.
 
     placement-api [--bind 127.0.0.1:8778] [--workers N] [--threads N]
-                  [--request-timeout S] [--timeout S]
+                  [--request-timeout S] [--timeout S] [--max-requests N]
 
 Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 ``--config-file``).  The database is prepared once here, before the workers
@@ -53,6 +53,7 @@ class _Server(gunicorn_base.BaseApplication):
 # docs/operators.md.
 DEFAULT_THREADS = 4
 DEFAULT_REQUEST_TIMEOUT = 10.0
+GRACEFUL_TIMEOUT = 10
 
 
 def default_workers():
@@ -74,6 +75,9 @@ def parse_args(argv):
                         'its connection is dropped (default %(default)s)')
     parser.add_argument('--timeout', type=int, default=120,
                         help='seconds before a silent worker is restarted')
+    parser.add_argument('--max-requests', type=int, default=0,
+                        help='restart a worker (gracefully) after about this '
+                        'many requests; 0, the default, never does')
     parser.add_argument('--config-file', action='append', default=None,
                         help='placement.conf to read (repeatable)')
     return parser.parse_args(argv)
@@ -105,10 +109,16 @@ def main(argv=None):
     # anything creates a metric, removed when the server stops.
     metrics_dir = tempfile.mkdtemp(prefix='placement-api-metrics-')
     os.environ[metrics.MULTIPROC_ENV] = metrics_dir
+    server_pid = os.getpid()
     try:
         return _serve(args)
     finally:
-        shutil.rmtree(metrics_dir, ignore_errors=True)
+        # gunicorn forks the workers inside _serve, and a worker that stops
+        # gracefully leaves through here too (SystemExit): only the server
+        # may remove the directory, or the next worker cannot start and
+        # gunicorn shuts the whole server down.
+        if os.getpid() == server_pid:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def _serve(args):
@@ -120,7 +130,13 @@ def _serve(args):
         'bind': args.bind,
         'workers': args.workers,
         'timeout': args.timeout,
-        'graceful_timeout': 10,
+        # A worker that stops (SIGTERM, SIGHUP to the server, or
+        # --max-requests) first finishes the requests it holds, for up to
+        # this many seconds.
+        'graceful_timeout': GRACEFUL_TIMEOUT,
+        'max_requests': args.max_requests,
+        # So that workers started together do not all restart together.
+        'max_requests_jitter': args.max_requests // 10,
         # Threads that only get requests that have fully arrived: slow or
         # idle clients never hold one (see placement/cmd/worker.py).
         'worker_class': worker.worker_class(args.request_timeout),
