@@ -36,7 +36,9 @@ class NoAuthMiddleware:
         if _is_root(req.environ):
             return self.application
         token = req.headers.get('X-Auth-Token')
-        if not token:
+        # An empty token names a user without roles, whom the policy
+        # refuses (403); only a missing one is unauthenticated.
+        if token is None:
             raise errors.Unauthorized('No X-Auth-Token header was provided.')
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id

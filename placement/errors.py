@@ -120,7 +120,13 @@ class UnsupportedMediaType(PlacementError):
 
 
 class ServiceUnavailable(PlacementError):
+    """The database cannot answer; ``reason`` 'connection_lost' when the
+    connection died in use (a read may run again on a new one)."""
     status = webob.exc.HTTPServiceUnavailable
+
+    def __init__(self, detail=None, reason=None):
+        super().__init__(detail)
+        self.reason = reason
 
 
 class RetryableConflict(Conflict):

@@ -113,6 +113,11 @@ class Router:
 
     @webob.dec.wsgify
     def __call__(self, req):
+        # Checked for every URL, known or not, before routing (as
+        # upstream): a body must say what it is.
+        if req.content_length and not req.content_type:
+            raise errors.BadRequest(
+                'content-type header required when content-length > 0')
         match = self.mapper.match(environ=req.environ)
         if match is None:
             raise errors.NotFound()

@@ -8,6 +8,8 @@ resource classes and traits and some data, the way upstream leaves it.
 Then ``placement-manage db sync`` must change nothing in the schema, and
 the service must start on the database and serve the data.
 """
+import datetime
+import email.utils
 import os
 import re
 import subprocess
@@ -294,3 +296,34 @@ def test_writes_work_on_upstream_database(client):
     custom = client.put('/resource_classes/CUSTOM_DROPIN')
     assert custom.status_code == 201, custom.text
     assert client.get('/resource_classes/CUSTOM_DROPIN').status_code == 200
+
+
+def test_row_without_timestamps_counts_as_changed_now(client, database):
+    # Upstream left the provider's VCPU record without created_at and
+    # updated_at; a MEMORY_MB record from 2020 joins it.  Upstream takes
+    # a record without a time as changed now, so the listing's
+    # Last-Modified is now, not 2020.
+    engine = database.engine()
+    try:
+        with engine.begin() as conn:
+            meta = sa.MetaData()
+            inventories = sa.Table('inventories', meta, autoload_with=conn)
+            providers = sa.Table('resource_providers', meta,
+                                 autoload_with=conn)
+            rp_id = conn.execute(sa.select(providers.c.id).where(
+                providers.c.uuid == RP_UUID)).scalar_one()
+            conn.execute(inventories.insert().values(
+                resource_provider_id=rp_id, resource_class_id=1,
+                total=1024, reserved=0, min_unit=1, max_unit=1024,
+                step_size=1, allocation_ratio=1.0,
+                created_at=datetime.datetime(2020, 1, 1)))
+    finally:
+        engine.dispose()
+    response = client.get('/resource_providers/%s/inventories' % RP_UUID,
+                          headers=helpers.version('1.15'))
+    assert response.status_code == 200, response.text
+    assert sorted(response.json()['inventories']) == ['MEMORY_MB', 'VCPU']
+    modified = email.utils.parsedate_to_datetime(
+        response.headers['last-modified'])
+    date = email.utils.parsedate_to_datetime(response.headers['date'])
+    assert abs((date - modified).total_seconds()) < 60

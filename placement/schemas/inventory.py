@@ -46,11 +46,9 @@ PUT_ALL_SCHEMA = {
     'type': 'object',
     'properties': {
         'resource_provider_generation': {'type': 'integer'},
-        'inventories': {
-            'type': 'object',
-            'patternProperties': {RESOURCE_CLASS_PATTERN: _RECORD},
-            'additionalProperties': False,
-        },
+        # Any key: as upstream, a name that is no class is refused after
+        # the generation check, as an unknown class.
+        'inventories': {'type': 'object', 'additionalProperties': _RECORD},
     },
     'required': ['resource_provider_generation', 'inventories'],
     'additionalProperties': False,

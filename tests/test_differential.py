@@ -1,0 +1,54 @@
+"""The same requests to this service and to upstream placement answer the
+same (tools/differential.py), on a bounded selection of its steps.
+
+Needs upstream openstack-placement installed in a virtualenv
+(``$PLACEMENT_UPSTREAM_VENV``, default ~/.cache/placement-test-upstream-venv,
+which .ci/run fills from PyPI): skips without it, and fails under CI=true.
+Every difference found is either fixed (and asserted word for word in
+test_error_texts.py) or listed with its reason in ``ACCEPTED``.
+"""
+import importlib.util
+import os
+
+import pytest
+
+_PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'tools',
+                     'differential.py')
+_spec = importlib.util.spec_from_file_location('differential', _PATH)
+differential = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(differential)
+
+
+
+@pytest.fixture(autouse=True)
+def _need_upstream():
+    if differential.upstream_installed():
+        return
+    reason = ('upstream placement is not installed in %s (.ci/run installs '
+              'it)' % differential.UPSTREAM_VENV)
+    if os.environ.get('CI') == 'true':
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+# Sections and microversions that cover each kind of check once, kept to
+# about a minute: the whole run is `tools/differential.py`.
+BOUNDED = ('read 1.0', 'read 1.39', 'nobody 1.23', 'empty body 1.23',
+           'bad json 1.23', 'accept', 'version header', 'content-type',
+           'rps 1.39', 'rps 1.30', 'ac 1.39', 'ac 1.30', 'agg put latest',
+           'rp traits put', 'inv create latest', 'inv replace',
+           'in use', 'inv update', 'alloc put latest', 'alloc put odd',
+           'alloc post latest', 'reshape latest', 'member', 'no token',
+           'rp update latest', 'rp reparent')
+
+
+def test_answers_match_upstream():
+    steps = [step for step in differential.steps()
+             if step.label == 'world'
+             or any(key in step.label for key in BOUNDED)]
+    found = differential.run(steps, port=int(os.environ.get(
+        'PLACEMENT_DIFFERENTIAL_PORT', '19100')))
+    unexplained = ['%s %s (%s): %s' % (item['method'], item['path'],
+                                       item['version'],
+                                       '; '.join(item['differences']))
+                   for item in found if not item['accepted']]
+    assert not unexplained, '\n'.join(unexplained)
