@@ -1,0 +1,38 @@
+"""Policy: an operator's policy.yaml is read at start and its edits apply
+without a restart, within the enforcer's recheck interval."""
+import os
+import time
+
+from placement import conf as placement_conf
+from placement import context
+from placement import policy
+
+RULE = 'placement:resource_providers:list'
+
+
+def test_policy_file_edit_applies_after_the_recheck_interval(
+        tmp_path, monkeypatch):
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text('"%s": "@"\n' % RULE)
+    conf_file = tmp_path / 'placement.conf'
+    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    conf = placement_conf.load(config_files=[str(conf_file)])
+    clock = [1000.0]
+    monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    enforcer = policy.make_enforcer(conf)
+    member = context.RequestContext(
+        user_id='u', project_id='p', roles=['member'], enforcer=enforcer)
+
+    def allowed():
+        return enforcer.authorize(RULE, {}, member, do_raise=False)
+
+    assert allowed()
+    policy_file.write_text('"%s": "!"\n' % RULE)
+    later = time.time() + 10  # a new mtime, whatever the clock's grain
+    os.utime(policy_file, (later, later))
+    # Inside the interval the file is not looked at again...
+    clock[0] += policy.Enforcer.RECHECK_SECONDS / 2
+    assert allowed()
+    # ...after it, the edit applies.
+    clock[0] += policy.Enforcer.RECHECK_SECONDS
+    assert not allowed()
