@@ -301,7 +301,8 @@ def test_schemathesis(fuzz_server, tmp_path):
                       if 'breaks the OpenAPI document' in line]
     # The report's findings, not its tail of passes and warnings.
     report = result.stdout
-    findings = min((report.find(header) for header in (' ERRORS ', ' FAILURES ')
+    findings = min((report.find(header)
+                    for header in (' ERRORS ', ' FAILURES ')
                     if header in report), default=0)
     assert result.returncode == 0, (report[findings:findings + 8000],
                                     mismatches[:20])
