@@ -30,7 +30,6 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mix_bench  # noqa: E402
 import placement_bench as pb  # noqa: E402
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
@@ -92,11 +91,11 @@ def run(label, cmd, setup_cmd, count, args, root):
         consumers = [str(uuid.uuid4()) for _ in range(count)]
         for phase, generation, resources in PHASES:
             data = body(provider, consumers, generation, resources)
-            cpu = mix_bench.group_cpu_seconds(server.proc.pid)
+            cpu = pb.group_cpu_seconds(server.proc.pid)
             started = time.monotonic()
             status, answer = http('POST', '/allocations', data)
             wall = time.monotonic() - started
-            cpu = mix_bench.group_cpu_seconds(server.proc.pid) - cpu
+            cpu = pb.group_cpu_seconds(server.proc.pid) - cpu
             _, usages = http('GET', '/resource_providers/%s/usages'
                              % provider)
             expected = {rc: amount * count

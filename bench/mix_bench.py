@@ -166,24 +166,6 @@ class Cloud:
         engine.dispose()
 
 
-def group_cpu_seconds(pgid):
-    """CPU seconds (user + system) used so far by the processes of the
-    process group ``pgid`` (the server: master and workers)."""
-    total = 0
-    for pid in os.listdir('/proc'):
-        if not pid.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % pid) as handle:
-                fields = handle.read().rsplit(')', 1)[1].split()
-        except OSError:
-            continue
-        # After the command: state, ppid, pgrp, ... utime (12), stime (13).
-        if int(fields[2]) == pgid:
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf('SC_CLK_TCK')
-
-
 # --------------------------------------------------------------------------
 # HTTP, one keep-alive connection per thread
 
@@ -442,9 +424,9 @@ class Mix:
         for thread in threads:
             thread.start()
         time.sleep(max(0, self.start_at - time.monotonic()))
-        cpu = group_cpu_seconds(self.server_pgid)
+        cpu = pb.group_cpu_seconds(self.server_pgid)
         time.sleep(max(0, self.stop_at - time.monotonic()))
-        cpu = group_cpu_seconds(self.server_pgid) - cpu
+        cpu = pb.group_cpu_seconds(self.server_pgid) - cpu
         # Answers to requests sent before the end are waited for, but
         # only --drain seconds, so that a run takes a bounded time even
         # against a server that fell far behind.

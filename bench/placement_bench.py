@@ -48,6 +48,9 @@ HEADERS = {
 }
 PORT_RANGE = (18450, 18499)
 STARTUP_TIMEOUT = 90
+# A worker that fails to boot stops gunicorn within this time of the
+# first answer.
+STARTUP_GRACE = 1.5
 TRANSIENT_RETRIES = 10
 
 FLAT_INVENTORY = {
@@ -325,8 +328,28 @@ def time_latency(clients, url, repeats,
             'p95_ms': percentile(times, 95), 'candidates': count}
 
 
-def time_throughput(clients, url, concurrency, duration):
-    """Requests/s of `concurrency` clients looping for `duration` s."""
+def group_cpu_seconds(pgid):
+    """CPU seconds (user + system) used so far by the processes of the
+    process group ``pgid`` (the server: master and workers)."""
+    total = 0
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % pid) as handle:
+                fields = handle.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp, ... utime (12), stime (13).
+        if int(fields[2]) == pgid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf('SC_CLK_TCK')
+
+
+def time_throughput(clients, url, concurrency, duration, server_pgid):
+    """Requests/s of `concurrency` clients looping for `duration` s, and
+    the server's CPU time per request (the clients share the machine, so
+    the rate alone understates a fast server)."""
     done = [0]
     errors = []
     lock = threading.Lock()
@@ -341,9 +364,12 @@ def time_throughput(clients, url, concurrency, duration):
                     errors.append(resp.status_code)
 
     clients.workers(concurrency)
+    cpu = group_cpu_seconds(server_pgid)
     deadline = time.monotonic() + duration
     elapsed = run_concurrently(clients, concurrency, worker)
-    result = {'rps': done[0] / elapsed, 'requests': done[0]}
+    cpu = group_cpu_seconds(server_pgid) - cpu
+    result = {'rps': done[0] / elapsed, 'requests': done[0],
+              'server_cpu_ms': 1000 * cpu / done[0] if done[0] else None}
     if errors:
         result['errors'] = len(errors)
     return result
@@ -472,7 +498,7 @@ def note(results, key, value):
     log('    %-20s %s' % (key, fmt_dict(value)))
 
 
-def measure(clients, dataset, args, results):
+def measure(clients, dataset, args, results, server_pgid):
     if not args.throughput_only:
         for name, limit in VARIANTS:
             url = candidates_url(dataset, limit)
@@ -486,7 +512,8 @@ def measure(clients, dataset, args, results):
     for name, limit in VARIANTS:
         url = candidates_url(dataset, limit)
         note(results, 'throughput ' + name,
-             time_throughput(clients, url, args.concurrency, args.duration))
+             time_throughput(clients, url, args.concurrency, args.duration,
+                             server_pgid))
     if args.throughput_only:
         return
     claims = Claims(clients, dataset, args.claims, args.concurrency,
@@ -628,7 +655,26 @@ class Server:
         except OSError:
             return ''
 
-    def start(self):
+    def start(self, attempts=3):
+        """Start the server and wait until it answers and stays up.
+
+        Upstream's workers each sync the standard traits when they boot;
+        on SQLite one can fail on the other's lock ('database is locked'),
+        and gunicorn then stops the whole server, just after the other
+        worker answered.  Starting again works: the rows are there by then.
+        """
+        for attempt in range(1, attempts + 1):
+            try:
+                self._start_once()
+            except BenchError:
+                if attempt == attempts:
+                    raise
+                log('    [%s] the server stopped during start-up; starting '
+                    'it again' % self.label)
+                continue
+            return
+
+    def _start_once(self):
         with open(self.log_path, 'ab') as logfile:
             if self.setup_cmd:
                 proc = subprocess.run(self.setup_cmd, shell=True, env=self.env,
@@ -646,10 +692,16 @@ class Server:
                 raise BenchError('server exited (%s):\n%s' % (
                     self.cmd, self.log_tail()))
             try:
-                if httpx.get(self.base_url + '/', timeout=2).status_code == 200:
-                    return
+                answered = httpx.get(self.base_url + '/',
+                                     timeout=2).status_code == 200
             except httpx.TransportError:
-                pass
+                answered = False
+            if answered:
+                time.sleep(STARTUP_GRACE)
+                if self.proc.poll() is None:
+                    return
+                raise BenchError('server exited after answering (%s):\n%s'
+                                 % (self.cmd, self.log_tail()))
             time.sleep(0.2)
         self.stop()
         raise BenchError('server did not answer GET / in %ds:\n%s' % (
@@ -680,7 +732,7 @@ def run_one(label, cmd, setup_cmd, dataset, args, root):
         server.start()
         result = {}
         note(result, 'load', load(clients, dataset, args.load_threads))
-        measure(clients, dataset, args, result)
+        measure(clients, dataset, args, result, server.proc.pid)
         return result
     except BenchError as exc:
         error = str(exc)
@@ -731,6 +783,8 @@ ROWS += [
 for _name, _ in VARIANTS:
     ROWS.append(('%s req/s (conc.)' % _name,
                  ('throughput ' + _name, 'rps'), True))
+    ROWS.append(('%s server CPU ms/req (conc.)' % _name,
+                 ('throughput ' + _name, 'server_cpu_ms'), False))
 ROWS += [
     ('claims/s (conc.)', ('claims', 'claims_per_s'), True),
     ('claims made', ('claims', 'claims'), None),
