@@ -694,11 +694,9 @@ def _rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
         return _fetch(conn, stmt.where(wrap(column.between(low, high))))
     if len(ids) > SCAN:
         return _fetch(conn, stmt)
-    ids = sorted(ids)
     rows = []
-    for start in range(0, len(ids), CHUNK):
-        rows += _fetch(conn, stmt.where(
-            wrap(column.in_(ids[start:start + CHUNK]))))
+    for chunk in base.chunks(sorted(ids), CHUNK):
+        rows += _fetch(conn, stmt.where(wrap(column.in_(chunk))))
     return rows
 
 

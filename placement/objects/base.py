@@ -68,6 +68,7 @@ usage another committed claim has since changed.
 import datetime
 
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
 from placement import errors
 from placement import tables
@@ -129,6 +130,32 @@ def provider_not_found(uuid, wording='{0}'):
         'No resource provider with uuid %s found' % uuid))
 
 
+def generation_and_links(link, named, link_to_named, *columns):
+    """A statement reading a provider's generation and what ``link`` (a
+    table of provider_id, named_id rows) joins it to in ``named``, in
+    one go (the refresh calls of every compute node): ``generation`` and
+    ``columns``, a row per link, or a single row of NULL ``columns`` for
+    a provider without any.  Run it with ``read_generation_and_links``.
+    """
+    return (sa.select(RP.c.generation, *columns)
+            .select_from(
+                RP.outerjoin(link, link.c.resource_provider_id == RP.c.id)
+                .outerjoin(named, link_to_named))
+            .where(RP.c.uuid == sa.bindparam('uuid')))
+
+
+def read_generation_and_links(conn, stmt, uuid, present, wording='{0}'):
+    """(generation, rows) of provider ``uuid`` from a
+    ``generation_and_links`` statement; ``present`` names the column that
+    is NULL on the row of a provider without links.  404 (``wording``,
+    see ``provider_not_found``) without the provider."""
+    rows = conn.execute(stmt, {'uuid': uuid}).all()
+    if not rows:
+        raise provider_not_found(uuid, wording)
+    return rows[0].generation, [row for row in rows
+                                if getattr(row, present) is not None]
+
+
 def find_provider(conn, uuid):
     """The provider row with ``uuid``, or None."""
     return conn.execute(_PROVIDER_BY_UUID, {'uuid': uuid}).first()
@@ -143,11 +170,12 @@ def get_provider(conn, uuid, wording='{0}'):
     return row
 
 
-def for_update(conn, stmt):
-    """``stmt`` as a locking read (SQLite writers already hold the lock)."""
+def for_update(conn, stmt, *, shared=False):
+    """``stmt`` as a locking read, exclusive or ``shared`` (SQLite
+    writers already hold the lock)."""
     if conn.dialect.name == 'sqlite':
         return stmt
-    return stmt.with_for_update()
+    return stmt.with_for_update(read=shared)
 
 
 def lock_providers(conn, provider_ids):
@@ -205,18 +233,40 @@ def bump_generation(conn, provider_id, expected_generation):
     return expected_generation + 1
 
 
-def _ids_by_name(conn, table, names):
-    names = set(names)
-    if not names:
-        return {}
-    return dict(conn.execute(
-        sa.select(table.c.name, table.c.id)
-        .where(table.c.name.in_(names))).all())
+def ids_by(conn, column, values):
+    """{value: id} of the rows of ``column``'s table whose ``column`` is
+    among ``values`` (names, UUIDs, external ids)."""
+    found = {}
+    for chunk in chunks(set(values)):
+        found.update(conn.execute(
+            sa.select(column, column.table.c.id).where(column.in_(chunk))
+        ).all())
+    return found
+
+
+def ensure_ids(conn, column, values, raced):
+    """{value: id} for every value of ``values``, inserting (in one
+    statement) the rows of ``column``'s table that are missing.  Another
+    transaction inserting one of them meanwhile is a lost race, worded
+    ``raced``: the write runs again and then finds it."""
+    values = sorted(set(values))
+    found = ids_by(conn, column, values)
+    missing = [value for value in values if value not in found]
+    if missing:
+        stamp = now()
+        try:
+            conn.execute(column.table.insert(), [
+                {column.name: value, 'created_at': stamp}
+                for value in missing])
+        except sa_exc.IntegrityError:
+            raise errors.RetryableConflict(raced) from None
+        found.update(ids_by(conn, column, missing))
+    return found
 
 
 def resource_class_ids(conn, names):
     """{name: id} for the resource classes among ``names`` that exist."""
-    return _ids_by_name(conn, tables.resource_classes, names)
+    return ids_by(conn, tables.resource_classes.c.name, names)
 
 
 def referenced_class_ids(conn, names):
@@ -235,11 +285,9 @@ def referenced_class_ids(conn, names):
     found = resource_class_ids(conn, names - custom)
     if custom:
         rc = tables.resource_classes
-        stmt = (sa.select(rc.c.name, rc.c.id).where(rc.c.name.in_(custom))
-                .order_by(rc.c.id))
-        if conn.dialect.name != 'sqlite':
-            stmt = stmt.with_for_update(read=True)
-        found.update(conn.execute(stmt).all())
+        found.update(conn.execute(for_update(conn, sa.select(
+            rc.c.name, rc.c.id).where(rc.c.name.in_(custom))
+            .order_by(rc.c.id), shared=True)).all())
     return found
 
 
@@ -258,7 +306,7 @@ def resource_class_names(conn, ids=None):
 
 def trait_ids(conn, names):
     """{name: id} for the traits among ``names`` that exist."""
-    return _ids_by_name(conn, tables.traits, names)
+    return ids_by(conn, tables.traits.c.name, names)
 
 
 def resolve_traits(conn, names, text='No such trait(s): {first}.'):

@@ -43,10 +43,8 @@ _COLUMNS = (CONSUMERS.c.id, CONSUMERS.c.uuid, CONSUMERS.c.generation,
             CONSUMERS.c.consumer_type_id)
 
 
-def _lost_race():
-    return errors.RetryableConflict(
-        'Another request created the same consumer, project, user or '
-        'consumer type concurrently.')
+_RACED = ('Another request created the same consumer, project, user or '
+          'consumer type concurrently.')
 
 
 def lock(conn, uuids):
@@ -64,31 +62,8 @@ def lock(conn, uuids):
     return found
 
 
-def _ids(conn, column, values):
-    """{value: id} of the rows whose ``column`` is among ``values``."""
-    found = {}
-    for chunk in base.chunks(values):
-        found.update(conn.execute(
-            sa.select(column, column.table.c.id).where(column.in_(chunk))
-        ).all())
-    return found
-
-
 def _ensure(conn, column, values):
-    """{value: id} for every value of ``values``, inserting the rows of
-    ``column``'s table that are missing (one statement for all)."""
-    values = sorted(set(values))
-    found = _ids(conn, column, values)
-    missing = [value for value in values if value not in found]
-    if missing:
-        now = base.now()
-        try:
-            conn.execute(column.table.insert(), [
-                {column.name: value, 'created_at': now} for value in missing])
-        except sa_exc.IntegrityError:
-            raise _lost_race() from None
-        found.update(_ids(conn, column, missing))
-    return found
+    return base.ensure_ids(conn, column, values, _RACED)
 
 
 def ensure_projects(conn, external_ids):
@@ -118,7 +93,7 @@ def create(conn, consumers):
             dict(consumer, generation=1, created_at=now)
             for consumer in consumers])
     except sa_exc.IntegrityError:
-        raise _lost_race() from None
+        raise errors.RetryableConflict(_RACED) from None
 
 
 def update(conn, changes):

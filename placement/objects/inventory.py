@@ -29,26 +29,20 @@ def _records(rows):
     return records, base.last_change(rows)
 
 
-# A provider's generation and inventories in one statement (the refresh
-# call of every compute node): one row per inventory, or a single row of
-# NULL inventory columns for a provider without any.
-_PROVIDER_INVENTORIES = (
-    sa.select(base.RP.c.generation, RC.c.name.label('class_name'),
-              INV.c.created_at, INV.c.updated_at, *(INV.c[f] for f in FIELDS))
-    .select_from(
-        base.RP.outerjoin(INV, INV.c.resource_provider_id == base.RP.c.id)
-        .outerjoin(RC, RC.c.id == INV.c.resource_class_id))
-    .where(base.RP.c.uuid == sa.bindparam('uuid')))
+# One row per inventory, or a single row of NULL inventory columns.
+_PROVIDER_INVENTORIES = base.generation_and_links(
+    INV, RC, INV.c.resource_class_id == RC.c.id,
+    RC.c.name.label('class_name'), INV.c.created_at, INV.c.updated_at,
+    *(INV.c[f] for f in FIELDS))
 
 
 def get_all(conn, uuid):
     """(generation, {class: record}, last change) of provider ``uuid``."""
-    rows = conn.execute(_PROVIDER_INVENTORIES, {'uuid': uuid}).all()
-    if not rows:
-        raise base.provider_not_found(uuid, base.REPEATED_SPACED)
-    records, modified = _records(
-        [row for row in rows if row.class_name is not None])
-    return rows[0].generation, records, modified
+    generation, rows = base.read_generation_and_links(
+        conn, _PROVIDER_INVENTORIES, uuid, 'class_name',
+        base.REPEATED_SPACED)
+    records, modified = _records(rows)
+    return generation, records, modified
 
 
 def get_one(conn, uuid, class_name):

@@ -92,27 +92,18 @@ def delete_trait(conn, name):
             'Trait %s was taken concurrently.' % name) from None
 
 
-# A provider's generation and traits in one statement (the refresh call of
-# every compute node): one row per trait, or a single row with a NULL
-# name for a provider without any.
-_PROVIDER_TRAITS = (
-    sa.select(base.RP.c.generation, TRAITS.c.name, RP_TRAITS.c.created_at,
-              RP_TRAITS.c.updated_at)
-    .select_from(
-        base.RP.outerjoin(
-            RP_TRAITS, RP_TRAITS.c.resource_provider_id == base.RP.c.id)
-        .outerjoin(TRAITS, RP_TRAITS.c.trait_id == TRAITS.c.id))
-    .where(base.RP.c.uuid == sa.bindparam('uuid')))
+# One row per trait, or a single row with a NULL name.
+_PROVIDER_TRAITS = base.generation_and_links(
+    RP_TRAITS, TRAITS, RP_TRAITS.c.trait_id == TRAITS.c.id,
+    TRAITS.c.name, RP_TRAITS.c.created_at, RP_TRAITS.c.updated_at)
 
 
 def provider_traits(conn, uuid):
     """(generation, rows (name, created_at, updated_at) of its traits by
     name) of provider ``uuid``; 404 without it."""
-    rows = conn.execute(_PROVIDER_TRAITS, {'uuid': uuid}).all()
-    if not rows:
-        raise base.provider_not_found(uuid, base.REPEATED)
-    return rows[0].generation, _by_name(
-        row for row in rows if row.name is not None)
+    generation, rows = base.read_generation_and_links(
+        conn, _PROVIDER_TRAITS, uuid, 'name', base.REPEATED)
+    return generation, _by_name(rows)
 
 
 def _replace_provider_traits(conn, provider_id, trait_ids):
