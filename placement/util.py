@@ -132,11 +132,21 @@ def _schema_error(data, schema, formats=_BODY_FORMATS):
         _validator(schema, formats).iter_errors(data))
 
 
+def _invalid_body(data, schema):
+    """The 400 naming the schema violation of body ``data``, or None.  The
+    full text (with "Failed validating ... in schema[...]") is what
+    upstream returns and what clients match on."""
+    error = _schema_error(data, schema)
+    if error is None:
+        return None
+    return errors.BadRequest('JSON does not validate: %s' % error)
+
+
 def validate(data, schema):
     """Raise a 400 naming the schema violation of ``data``."""
-    error = _schema_error(data, schema)
-    if error is not None:
-        raise errors.BadRequest('JSON does not validate: %s' % error)
+    problem = _invalid_body(data, schema)
+    if problem is not None:
+        raise problem
 
 
 # 19 digits in a row: maybe an integer beyond 64 bits.
@@ -178,12 +188,8 @@ def _read_json(req, schema):
     if b'\\u0000' in req.body and _has_nul(data):
         return None, errors.BadRequest(
             'NUL characters are not allowed in JSON strings.')
-    error = _schema_error(data, schema)
-    if error is not None:
-        # The full text (with "Failed validating ... in schema[...]") is
-        # what upstream returns and what clients match on.
-        return None, errors.BadRequest('JSON does not validate: %s' % error)
-    return data, None
+    problem = _invalid_body(data, schema)
+    return (None, problem) if problem is not None else (data, None)
 
 
 def extract_json(req, schema):

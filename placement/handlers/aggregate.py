@@ -3,7 +3,6 @@ from placement import microversion
 from placement import microversions
 from placement import util
 from placement.objects import aggregate as aggregate_obj
-from placement.objects import base
 from placement.schemas import aggregate as schema
 
 
@@ -33,9 +32,7 @@ def set_aggregates(req):
     ctx = util.context(req)
     ctx.can('placement:resource_providers:aggregates:update')
     uuid = req.urlvars['uuid']
-    # An unknown provider is a 404 whatever the body says.
-    ctx.database.read(base.get_provider, uuid)
-    data = util.extract_json(
+    data = util.extract_provider_json(
         req, schema.SET_AGGREGATES.at(microversion.get(req)))
     # From 1.19 the body carries the provider generation, which the write
     # checks and bumps.
