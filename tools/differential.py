@@ -81,11 +81,11 @@ ACCEPTED = [
      "404/405, lookups' 404, policy 403); sending it is harmless"),
     (r'resources=VCPU:99999999999999999999', '',
      'upstream answers 500 (an integer beyond SQLite INTEGER); ours 200'),
-    (r'^GET /allocation_candidates\?.*&limit=1$',
+    (r'^GET /allocation_candidates\?.*&limit=1(&|$)',
      r'^/body/(allocation_requests|provider_summaries)',
-     'which candidate comes first is not part of the contract: with a '
-     'sharing provider upstream picks by set order, which changes from '
-     'one process to the next (the unlimited query is compared in full)'),
+     'which candidate comes first is not part of the contract: upstream '
+     'picks among the fitting trees by set order, which changes from one '
+     'process to the next (the unlimited query is compared in full)'),
     (r'same_subtree=_A,_B,_C,_D|required_B=CUSTOM_T&required_C',
      r"\['_", 'lists of suffixes: upstream prints a set (random order), '
      'ours sorted'),
