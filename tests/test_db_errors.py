@@ -46,55 +46,42 @@ KINDS = {
 }
 
 
+def _code(server_db, kind):
+    """The error code of ``kind`` in ``server_db``'s dialect."""
+    mysql_code, postgresql_code, _ = KINDS[kind]
+    return mysql_code if server_db.dialect == 'mysql' else postgresql_code
+
+
 @pytest.mark.parametrize('kind', sorted(KINDS))
 def test_codes_decide(server_db, kind):
-    mysql_code, postgresql_code, expected = KINDS[kind]
-    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
+    expected = KINDS[kind][2]
     with pytest.raises(Exception) as caught:
         with server_db.reader() as conn:
-            raise_on(conn, code)
+            raise_on(conn, _code(server_db, kind))
     if expected is None:
         assert not isinstance(caught.value, errors.PlacementError)
     else:
         assert type(caught.value) is expected
 
 
-def test_write_lost_to_a_deadlock_is_run_again(server_db):
-    mysql_code, postgresql_code, _ = KINDS['deadlock']
-    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
+@pytest.mark.parametrize('run, kind', [
+    ('write', 'deadlock'), ('read', 'deadlock'), ('read', 'lost race')])
+def test_transaction_that_lost_a_race_is_run_again(server_db, run, kind):
     attempts = []
 
-    def write(conn):
+    def transaction(conn):
         attempts.append(1)
         if len(attempts) == 1:
-            raise_on(conn, code)
-        return 'written'
+            raise_on(conn, _code(server_db, kind))
+        return 'done'
 
-    assert server_db.write(write) == 'written'
-    assert len(attempts) == 2
-
-
-@pytest.mark.parametrize('kind', ['deadlock', 'lost race'])
-def test_read_that_failed_is_run_again(server_db, kind):
-    mysql_code, postgresql_code, _ = KINDS[kind]
-    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
-    attempts = []
-
-    def read(conn):
-        attempts.append(1)
-        if len(attempts) == 1:
-            raise_on(conn, code)
-        return 'read'
-
-    assert server_db.read(read) == 'read'
+    assert getattr(server_db, run)(transaction) == 'done'
     assert len(attempts) == 2
 
 
 def test_read_that_keeps_losing_is_unavailable_never_a_conflict(server_db):
-    mysql_code, postgresql_code, _ = KINDS['deadlock']
-    code = mysql_code if server_db.dialect == 'mysql' else postgresql_code
     with pytest.raises(errors.ServiceUnavailable):
-        server_db.read(raise_on, code)
+        server_db.read(raise_on, _code(server_db, 'deadlock'))
 
 
 def test_sqlite_busy_is_unavailable(tmp_path):
