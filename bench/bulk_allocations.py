@@ -138,20 +138,15 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    low, high = args.port_range.split('-')
-    pb.PORT_RANGE = (int(low), int(high))
+    pb.set_port_range(args.port_range)
     root = tempfile.mkdtemp(prefix='placement-bulk-')
     runs = []
     if not args.upstream_only:
         runs.append(('ours', args.server_cmd, None, args.consumers))
     if args.upstream_venv:
-        venv = args.upstream_venv
         runs.append(('upstream',
-                     venv + '/bin/gunicorn --bind 127.0.0.1:{port} '
-                     '--workers {workers} --timeout 900 '
-                     'placement.wsgi.api:application',
-                     venv + '/bin/placement-manage --config-file '
-                     '{config_file} db sync', args.upstream_consumers))
+                     *pb.upstream_commands(args.upstream_venv, timeout=900),
+                     args.upstream_consumers))
     database = args.db_url and args.db_url.split(':')[0] or 'sqlite'
     print('| server | database | consumers | request | status | wall s '
           '| server CPU s | consumers/s (wall) | consumers/s (CPU) '

@@ -557,20 +557,14 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    low, high = args.port_range.split('-')
-    pb.PORT_RANGE = (int(low), int(high))
+    pb.set_port_range(args.port_range)
     root = tempfile.mkdtemp(prefix='placement-mix-')
     runs = []
     if not args.upstream_only:
         runs.append((args.label, args.server_cmd, args.setup_cmd))
     if args.upstream_venv:
-        venv = args.upstream_venv
         runs.append(('upstream',
-                     venv + '/bin/gunicorn --bind 127.0.0.1:{port} '
-                     '--workers {workers} --timeout 600 '
-                     'placement.wsgi.api:application',
-                     venv + '/bin/placement-manage --config-file '
-                     '{config_file} db sync'))
+                     *pb.upstream_commands(args.upstream_venv)))
     results = {}
     for label, cmd, setup in runs:
         results[label] = run(label, cmd, setup, args, root)

@@ -926,14 +926,26 @@ def parse_args(argv):
     if not args.flat and not args.nested and not args.report:
         parser.error('give --flat N and/or --nested N')
     if args.upstream_venv:
-        venv = os.path.abspath(args.upstream_venv)
-        args.compare_cmd = args.compare_cmd or (
-            '%s/bin/gunicorn --bind 127.0.0.1:{port} --workers {workers} '
-            '--timeout 600 placement.wsgi.api:application' % venv)
-        args.compare_setup_cmd = args.compare_setup_cmd or (
+        command, setup = upstream_commands(args.upstream_venv)
+        args.compare_cmd = args.compare_cmd or command
+        args.compare_setup_cmd = args.compare_setup_cmd or setup
+    return args
+
+
+def upstream_commands(venv, timeout=600):
+    """(server command, setup command) of upstream placement installed
+    with gunicorn in ``venv``, in the ``Server`` command format."""
+    venv = os.path.abspath(venv)
+    return ('%s/bin/gunicorn --bind 127.0.0.1:{port} --workers {workers} '
+            '--timeout %d placement.wsgi.api:application' % (venv, timeout),
             '%s/bin/placement-manage --config-file {config_file} db sync'
             % venv)
-    return args
+
+
+def set_port_range(text):
+    """Let servers use the ports ``text`` ('LOW-HIGH') names."""
+    global PORT_RANGE
+    PORT_RANGE = tuple(int(port) for port in text.split('-'))
 
 
 def report_files(paths, markdown):
@@ -957,8 +969,7 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if args.report:
         return report_files(args.report, args.markdown)
-    global PORT_RANGE
-    PORT_RANGE = tuple(int(port) for port in args.port_range.split('-'))
+    set_port_range(args.port_range)
     servers = [(args.label, args.server_cmd, args.setup_cmd)]
     if args.compare_cmd:
         servers.append((args.compare_label, args.compare_cmd,
