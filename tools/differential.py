@@ -146,6 +146,14 @@ class Step:
 
 # -- the steps ----------------------------------------------------------------
 
+def _reads(label, base, queries, versions):
+    """A GET of ``base`` + each query at each version."""
+    for query in queries:
+        for version in versions:
+            yield Step('%s %s' % (label, version), 'GET', base + query,
+                       version=version)
+
+
 def alloc_body(resources, rp=RP, gen=None, **extra):
     body = {'allocations': {rp: {'resources': resources}},
             'project_id': PROJECT, 'user_id': USER,
@@ -248,8 +256,9 @@ def negotiation():
         for path in ('/', '/resource_providers', '/nowhere',
                      '/resource_providers/' + NOPE):
             yield Step('accept', 'GET', path, headers={'accept': accept})
-    for version in ('', 'placement', 'placement 1', 'placement 1.', 'placement 01.1',
-                    'placement 1.01', 'placement 1.100', 'placement 0.9',
+    for version in ('', 'placement', 'placement 1', 'placement 1.',
+                    'placement 01.1', 'placement 1.01', 'placement 1.100',
+                    'placement 0.9',
                     'compute 1.5', 'placement 1.5, compute 2.1',
                     'placement 1.a', 'placement -1.0', 'PLACEMENT 1.5',
                     'placement   1.5'):
@@ -259,7 +268,8 @@ def negotiation():
                   'application/json-patch+json', 'application/JSON',
                   'multipart/form-data', ''):
         yield Step('content-type', 'POST', '/resource_classes',
-                   raw=b'{"name": "CUSTOM_CT"}', headers={'content-type': ctype})
+                   raw=b'{"name": "CUSTOM_CT"}',
+                   headers={'content-type': ctype})
         yield Step('content-type', 'PUT', '/traits/CUSTOM_CTT',
                    raw=b'{}', headers={'content-type': ctype})
         yield Step('content-type', 'POST', '/resource_providers',
@@ -300,15 +310,13 @@ def provider_queries():
         'in_tree=' + RP, 'in_tree=' + GC, 'in_tree=abc', 'in_tree=',
         'in_tree=' + NOPE, 'in_tree=%s&in_tree=%s' % (RP, RP2),
         'in_tree=%s,%s' % (RP, RP2), 'resources=VCPU:1&in_tree=' + RP,
-        'name=rp1&name=rp2', 'uuid=' + RP.upper(), 'uuid=' + RP.replace('-', ''),
+        'name=rp1&name=rp2', 'uuid=' + RP.upper(),
+        'uuid=' + RP.replace('-', ''),
         'name=%C3%A9', 'required=CUSTOM_%C3%A9', 'resources=CUSTOM_%C3%A9:1',
     ]
     versions = ('1.0', '1.2', '1.3', '1.4', '1.13', '1.14', '1.17', '1.18',
                 '1.21', '1.22', '1.23', '1.30', '1.31', '1.38', '1.39')
-    for query in queries:
-        for version in versions:
-            yield Step('rps %s' % version, 'GET', base + query,
-                       version=version)
+    yield from _reads('rps', base, queries, versions)
 
 
 def candidate_queries():
@@ -390,10 +398,7 @@ def candidate_queries():
     versions = ('1.10', '1.16', '1.17', '1.20', '1.21', '1.22', '1.24',
                 '1.25', '1.29', '1.30', '1.31', '1.32', '1.33', '1.34',
                 '1.35', '1.36', '1.38', '1.39')
-    for query in queries:
-        for version in versions:
-            yield Step('ac %s' % version, 'GET', base + query,
-                       version=version)
+    yield from _reads('ac', base, queries, versions)
 
 
 def provider_writes():
@@ -576,8 +581,9 @@ def trait_and_class_writes():
                        version=version)
         yield Step('trait delete', 'DELETE', '/traits/' + name)
     for query in ('name=in:CUSTOM_T,CUSTOM_U', 'name=startswith:CUSTOM',
-                  'name=foo', 'name=in:', 'name=startswith:', 'associated=true',
-                  'associated=false', 'associated=maybe', 'associated=',
+                  'name=foo', 'name=in:', 'name=startswith:',
+                  'associated=true', 'associated=false', 'associated=maybe',
+                  'associated=',
                   'name=in:CUSTOM_T&associated=true', 'foo=1', 'name='):
         yield Step('traits list', 'GET', '/traits?' + query)
     bodies = [
@@ -776,9 +782,8 @@ def reshaper():
         for version in ('1.29', '1.30', '1.34', '1.38', 'latest'):
             yield Step('reshape %s' % version, 'POST', rs, body,
                        version=version, headers=SERVICE)
-    yield Step('reshape member', 'POST', rs, {'inventories': {},
-                                               'allocations': {}},
-               headers=MEMBER)
+    yield Step('reshape member', 'POST', rs,
+               {'inventories': {}, 'allocations': {}}, headers=MEMBER)
     for path in ('/resource_providers', '/resource_classes', '/traits',
                  '/usages?project_id=' + PROJECT,
                  '/allocation_candidates?resources=VCPU:1'):
