@@ -306,17 +306,21 @@ def _send(pool, url, method, path, body=None):
     return pool.submit(call)
 
 
-def _dangling_inventories(db_url):
-    """Inventory rows whose resource class no longer exists."""
+def _rows(db_url, stmt):
+    """The rows of ``stmt``, read on a connection of the test's own."""
     engine = sa.create_engine(db_url)
-    inv, rc = tables.inventories, tables.resource_classes
     try:
         with engine.connect() as conn:
-            return conn.execute(
-                sa.select(inv.c.id).where(~sa.exists().where(
-                    rc.c.id == inv.c.resource_class_id))).all()
+            return conn.execute(stmt).all()
     finally:
         engine.dispose()
+
+
+def _dangling_inventories(db_url):
+    """Inventory rows whose resource class no longer exists."""
+    inv, rc = tables.inventories, tables.resource_classes
+    return _rows(db_url, sa.select(inv.c.id).where(~sa.exists().where(
+        rc.c.id == inv.c.resource_class_id)))
 
 
 @pytest.mark.parametrize('backend,workers', _backends())
@@ -365,18 +369,12 @@ def test_class_delete_racing_its_first_inventory(backend, workers):
 def _inconsistent_roots(db_url):
     """Providers whose root is not their parent's root (or, for a root,
     not themselves)."""
-    engine = sa.create_engine(db_url)
     rp, parent = tables.resource_providers, tables.resource_providers.alias()
-    try:
-        with engine.connect() as conn:
-            return conn.execute(
-                sa.select(rp.c.name)
-                .select_from(rp.outerjoin(
-                    parent, parent.c.id == rp.c.parent_provider_id))
-                .where(sa.func.coalesce(parent.c.root_provider_id, rp.c.id)
-                       != rp.c.root_provider_id)).all()
-    finally:
-        engine.dispose()
+    return _rows(db_url, sa.select(rp.c.name)
+                 .select_from(rp.outerjoin(
+                     parent, parent.c.id == rp.c.parent_provider_id))
+                 .where(sa.func.coalesce(parent.c.root_provider_id, rp.c.id)
+                        != rp.c.root_provider_id))
 
 
 @pytest.mark.parametrize('backend,workers', _backends())
@@ -442,7 +440,7 @@ def _read_retries(url):
 
 @pytest.mark.parametrize('backend,failure', _read_failures())
 def test_read_meeting_a_failure_is_run_again(backend, failure):
-    """GET /resource_providers/{uuid}/inventories reads the provider, then
+    """GET /resource_providers/{uuid}/inventories reads the provider with
     its inventory, a table the test holds locked.  While the read waits,
     it is made to fail for real: its lock wait times out (MariaDB, with
     lock_wait_timeout at 1 s), it is chosen as a deadlock's victim
