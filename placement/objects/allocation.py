@@ -30,7 +30,7 @@ from placement import errors
 from placement import tables
 from placement.objects import base
 from placement.objects import consumer as consumer_obj
-from placement.objects import provider_filter
+from placement.objects import figures
 
 ALLOC = tables.allocations
 INV = tables.inventories
@@ -211,7 +211,7 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         inventories.update(
             ((r.resource_provider_id, r.resource_class_id), r)
             for r in conn.execute(
-                sa.select(INV, provider_filter.used_from(INV).label('used'))
+                sa.select(INV, figures.used(INV).label('used'))
                 .where(INV.c.resource_provider_id.in_(chunk))))
     wanted = collections.Counter()
     for rp_id, rc_id, amount, _consumer in rows:
@@ -228,7 +228,8 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         wanted[rp_id, rc_id] += amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
-        capacity = int((inv.total - inv.reserved) * inv.allocation_ratio)
+        capacity = int(figures.capacity_of(inv.total, inv.reserved,
+                                           inv.allocation_ratio))
         used = int(inv.used or 0)
         if used + amount > capacity:
             raise _cannot_allocate(

@@ -43,6 +43,7 @@ from placement import candidate_search
 from placement import microversions
 from placement import tables
 from placement.objects import base
+from placement.objects import figures
 from placement.objects import provider_filter
 
 RP = tables.resource_providers
@@ -53,11 +54,10 @@ TRAITS = tables.traits
 
 SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE'
 # How provider rows are looked up by id (see _rows_for): a range when
-# the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists of
-# CHUNK; else whole tables, filtered in Python.
+# the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists
+# (base.chunks); else whole tables, filtered in Python.
 DENSE = 4
 SCAN = 5000
-CHUNK = 500
 # With a limit, the first page of rows read from MySQL:
 # this many per candidate asked for, at least PAGE.
 PAGE = 100
@@ -469,10 +469,10 @@ class _Reader:
         names = self.rc_names
         rendered = {}
 
-        def render(figures):
+        def render(per_class):
             summary = {}
-            for rc in sorted(figures):
-                found = figures[rc]
+            for rc in sorted(per_class):
+                found = per_class[rc]
                 shown = rendered.get(found)
                 if shown is None:
                     capacity, used = found
@@ -492,15 +492,15 @@ class _Reader:
                         for row in (rows.get(rp),) if row is not None)
             summary = by_rows.get(key, False)
             if summary is False:
-                figures = {}
+                per_class = {}
                 listed = None
                 for number, (layout, rows) in seen:
                     row = rows.get(rp)
                     if row is not None:
                         listed = row[layout.listed]
-                        layout.figures(row, figures)
+                        layout.figures(row, per_class)
                 summary = by_rows[key] = (
-                    render(figures) if len(figures) == listed else None)
+                    render(per_class) if len(per_class) == listed else None)
             if summary is None:
                 unread[rp] = {}
             else:
@@ -509,7 +509,7 @@ class _Reader:
             stmt = sa.select(INV.c.resource_provider_id,
                              INV.c.resource_class_id, INV.c.total,
                              INV.c.reserved, INV.c.allocation_ratio,
-                             provider_filter.used_from(INV))
+                             figures.used(INV))
             if self.summary_classes is not None:
                 stmt = stmt.where(
                     INV.c.resource_class_id.in_(self.summary_classes))
@@ -517,9 +517,10 @@ class _Reader:
                     self.conn, stmt, unread, INV.c.resource_provider_id):
                 found = unread.get(rp)
                 if found is not None:
-                    found[rc] = ((total - reserved) * ratio, used)
-            for rp, figures in unread.items():
-                resources[rp] = render(figures)
+                    found[rc] = (
+                        figures.capacity_of(total, reserved, ratio), used)
+            for rp, per_class in unread.items():
+                resources[rp] = render(per_class)
         return resources
 
 
@@ -547,8 +548,7 @@ class _Layout:
     def columns(self, inventory, used):
         """The summary figures of one class, as SQL expressions."""
         if self.in_sql:
-            return [(inventory.c.total - inventory.c.reserved)
-                    * inventory.c.allocation_ratio, used]
+            return [figures.capacity(inventory), used]
         return [inventory.c.total, inventory.c.reserved,
                 inventory.c.allocation_ratio, used]
 
@@ -564,7 +564,8 @@ class _Layout:
                     into[rc] = (row[at], row[at + 1])
                 else:
                     total, reserved, ratio, used = row[at:at + 4]
-                    into[rc] = ((total - reserved) * ratio, used)
+                    into[rc] = (figures.capacity_of(total, reserved, ratio),
+                                used)
 
 
 def _statement(amounts, filters, layout, trait_sets=(),
@@ -604,7 +605,7 @@ def _statement(amounts, filters, layout, trait_sets=(),
         # in root order (an index) instead of sorting every row first, so
         # rows stream and a limit stops the scan early.
         rc_id = rc_id + 0
-    used = provider_filter.used_from(INV)
+    used = figures.used(INV)
     # The trait mask depends on the grouped provider only, so it needs no
     # aggregate (and is then computed once per provider, not per row).
     columns = [*order, traits, sa.func.sum(sa.case(
@@ -621,8 +622,7 @@ def _statement(amounts, filters, layout, trait_sets=(),
         count = count.where(listed.c.resource_class_id.in_(summary_classes))
     columns.append(count.scalar_subquery())
     if layout.limits:
-        room = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
-                - sa.func.coalesce(used, 0))
+        room = figures.free(INV, used)
         for rc in classes:
             mine = INV.c.resource_class_id == rc
             columns += [sa.func.max(sa.case((mine, room))),
@@ -695,7 +695,7 @@ def _rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
     if len(ids) > SCAN:
         return _fetch(conn, stmt)
     rows = []
-    for chunk in base.chunks(sorted(ids), CHUNK):
+    for chunk in base.chunks(sorted(ids)):
         rows += _fetch(conn, stmt.where(wrap(column.in_(chunk))))
     return rows
 

@@ -8,6 +8,7 @@ import collections
 import sqlalchemy as sa
 
 from placement import tables
+from placement.objects import figures
 
 INV = tables.inventories
 ALLOC = tables.allocations
@@ -16,8 +17,7 @@ RP = tables.resource_providers
 
 Totals = collections.namedtuple('Totals', 'classes providers consumers')
 
-_CAPACITY = sa.func.sum((INV.c.total - INV.c.reserved)
-                        * INV.c.allocation_ratio)
+_CAPACITY = sa.func.sum(figures.capacity(INV))
 
 
 def totals(conn):
@@ -56,7 +56,7 @@ def per_provider(conn):
             .subquery())
     rows = conn.execute(
         sa.select(RP.c.uuid, RC.c.name,
-                  (INV.c.total - INV.c.reserved) * INV.c.allocation_ratio,
+                  figures.capacity(INV),
                   sa.func.coalesce(used.c.used, 0))
         .select_from(
             INV.join(RP, RP.c.id == INV.c.resource_provider_id)

@@ -24,6 +24,7 @@ from placement import query as query_mod
 from placement import tables
 from placement.objects import allocation_candidate
 from placement.objects import base
+from placement.objects import figures
 from placement.objects import provider_filter
 
 RP = tables.resource_providers
@@ -235,7 +236,7 @@ def _condition(conn, group, check, ids, inventories=None):
         if check.kind == 'units':
             return provider_filter.units_clause(inv, check.amount)
         return provider_filter.room_clause(
-            inv, provider_filter.used_from(inv), check.amount)
+            inv, figures.used(inv), check.amount)
     if check.kind == 'inventory':
         return sa.exists().where(INV.c.resource_provider_id == RP.c.id,
                                  INV.c.resource_class_id == rc_ids[check.rc])
@@ -250,9 +251,8 @@ def _condition(conn, group, check, ids, inventories=None):
 def _resource_failures(conn, checks, rc_ids, failures):
     """Add the units and capacity failures and their figures: only the
     inventories that cannot take the amount are read."""
-    used = provider_filter.used_from(INV)
-    free = ((INV.c.total - INV.c.reserved) * INV.c.allocation_ratio
-            - sa.func.coalesce(used, 0))
+    used = figures.used(INV)
+    free = figures.free(INV, used)
     rows = {}
     for rc, amount in {(check.rc, check.amount) for group in checks.values()
                        for check in group if check.kind == 'capacity'}:
@@ -746,5 +746,4 @@ def _count_trees(conn, rows, checks, bits, root_required, removed_trees):
 
 def _free(inv):
     """What an (outer-joined) inventory has free: NULL without one."""
-    return ((inv.c.total - inv.c.reserved) * inv.c.allocation_ratio
-            - sa.func.coalesce(provider_filter.used_from(inv), 0))
+    return figures.free(inv, figures.used(inv))

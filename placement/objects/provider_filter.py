@@ -12,10 +12,10 @@ import sqlalchemy as sa
 from placement import errors
 from placement import tables
 from placement.objects import base
+from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
-ALLOC = tables.allocations
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
@@ -112,17 +112,6 @@ def in_tree_clause(root_id, tree_root_id):
     return root_id == tree_root_id
 
 
-def used_from(inventory):
-    """The amount allocated from an inventory row: a scalar subquery
-    correlated on ``inventory`` (NULL when nothing is allocated)."""
-    return (sa.select(sa.func.sum(ALLOC.c.used))
-            .where(ALLOC.c.resource_provider_id
-                   == inventory.c.resource_provider_id,
-                   ALLOC.c.resource_class_id
-                   == inventory.c.resource_class_id)
-            .scalar_subquery())
-
-
 def units_clause(inventory, amount):
     """Whether one allocation of ``amount`` (an int or an expression)
     respects an inventory row's min_unit, max_unit and step_size."""
@@ -137,9 +126,7 @@ def room_clause(inventory, used, amount):
     """Whether ``amount`` more fits an inventory row's capacity, given the
     expression ``used`` of what is already allocated from it (may be
     NULL)."""
-    return ((inventory.c.total - inventory.c.reserved)
-            * inventory.c.allocation_ratio
-            >= sa.func.coalesce(used, 0) + amount)
+    return figures.free(inventory, used) >= amount
 
 
 def fits_clause(inventory, used, amount):
@@ -153,4 +140,4 @@ def capacity_clause(provider_id, rc_id, amount):
     more (GET /resource_providers?resources=...)."""
     return sa.exists().where(INV.c.resource_provider_id == provider_id,
                              INV.c.resource_class_id == rc_id,
-                             fits_clause(INV, used_from(INV), amount))
+                             fits_clause(INV, figures.used(INV), amount))

@@ -1,0 +1,41 @@
+"""The figures of an inventory, each written once: capacity, usage and
+free space, as SQL expressions and as Python arithmetic.
+
+Every reader of capacity (claims, candidates, explain, capacity gauges,
+summaries) takes it from here, so a change of the rule (say, how
+``reserved`` counts) is made in one place.
+"""
+import sqlalchemy as sa
+
+from placement import tables
+
+ALLOC = tables.allocations
+
+
+def capacity(inventory):
+    """What an inventory row can hold in all, as SQL."""
+    return ((inventory.c.total - inventory.c.reserved)
+            * inventory.c.allocation_ratio)
+
+
+def capacity_of(total, reserved, allocation_ratio):
+    """``capacity`` of values already read (same arithmetic, so SQLite's
+    double precision and Python's agree)."""
+    return (total - reserved) * allocation_ratio
+
+
+def used(inventory):
+    """What is allocated from an inventory row: a scalar subquery
+    correlated on ``inventory`` (NULL when nothing is)."""
+    return (sa.select(sa.func.sum(ALLOC.c.used))
+            .where(ALLOC.c.resource_provider_id
+                   == inventory.c.resource_provider_id,
+                   ALLOC.c.resource_class_id
+                   == inventory.c.resource_class_id)
+            .scalar_subquery())
+
+
+def free(inventory, used_expr):
+    """What is left of an inventory row's capacity, as SQL, given the
+    expression ``used_expr`` of its usage (may be NULL)."""
+    return capacity(inventory) - sa.func.coalesce(used_expr, 0)
