@@ -1,7 +1,7 @@
 """Combining request groups into allocation candidates, tree by tree.
 
 Pure functions over plain values: no database, no configuration.  The
-reader (``placement/objects/allocation_candidate.py``) turns its rows into
+reader (``placement/candidates/reader.py``) turns its rows into
 the values below; unit and property tests build them by hand.
 
 How one tree (the "anchor") is searched:
@@ -151,27 +151,41 @@ def _lone(request, trees):
 
 def _options(request, tree):
     """Per group its options in ``tree`` (step 1), or None when a group
-    has none.  A suffixed option is a provider; an unsuffixed one is
-    (allocations, providers)."""
+    has none."""
     options = []
-    root = tree.root
-    for index, group in enumerate(request.groups):
-        mine = tree.members[index] or {}
-        shared = request.sharing.serving[index].get(root, ()) \
-            if request.sharing.serving else ()
-        if group.spread:
-            found = _spread(group, mine, shared, tree.masks,
-                            request.sharing.masks)
-        elif not group.amounts:
-            found = list(mine)
-        else:
-            full = group.full
-            found = [rp for rp, fit in mine.items() if fit == full]
-            found += [rp for rp, fit in shared if fit == full]
+    for index in range(len(request.groups)):
+        found = _group_options(request, tree, index)
         if not found:
             return None
         options.append(found)
     return options
+
+
+def unserved(request, tree):
+    """The index of the first group without an option in ``tree``, or
+    None when every group has one."""
+    for index in range(len(request.groups)):
+        if not _group_options(request, tree, index):
+            return index
+    return None
+
+
+def _group_options(request, tree, index):
+    """The options of group ``index`` in ``tree``: a suffixed option is
+    a provider; an unsuffixed one is (allocations, providers)."""
+    group = request.groups[index]
+    mine = tree.members[index] or {}
+    shared = request.sharing.serving[index].get(tree.root, ()) \
+        if request.sharing.serving else ()
+    if group.spread:
+        return _spread(group, mine, shared, tree.masks,
+                       request.sharing.masks)
+    if not group.amounts:
+        return list(mine)
+    full = group.full
+    found = [rp for rp, fit in mine.items() if fit == full]
+    found += [rp for rp, fit in shared if fit == full]
+    return found
 
 
 def _spread(group, mine, shared, masks, shared_masks):

@@ -12,7 +12,6 @@ import tempfile
 import uuid as uuidlib
 
 import httpx
-import types
 
 import hypothesis
 from hypothesis import strategies as st
@@ -22,8 +21,8 @@ import webob.multidict
 import helpers
 from placement import microversions
 from placement import query
-from placement.objects import allocation_candidate
-from placement.objects import explain as explain_mod
+from placement.candidates import explain as explain_mod
+from placement.candidates import pipeline
 from helpers import (SHARING, TRAITS, get_candidates, group_st,
                      provider_st)
 
@@ -62,7 +61,7 @@ def test_capacity_names_the_nearest_and_the_largest_free(client, w):
         'resources=VCPU:4 (capacity)': (3, 1)}
     assert body['groups'][0]['considered'] == 4
     assert body['summary'] == (
-        '1 of 4 resource providers can satisfy the request: 3 lack capacity '
+        '1 of 4 resource providers can satisfy the request: 3 providers lack capacity '
         'for VCPU (largest free 3, requested 4).')
     assert [(n['name'], n['check'], n['detail']) for n in body['nearest']] \
         == [('cn0', 'resources=VCPU:4 (capacity)', 'VCPU: 3 free, 4 requested'),
@@ -84,8 +83,8 @@ def test_inventory_and_units(client, w):
         'resources=VCPU:4 (min_unit, max_unit, step_size)': (2, 1),
         'resources=VCPU:4 (capacity)': (0, 1)}
     assert body['summary'] == (
-        '1 of 4 resource providers can satisfy the request: 1 has no VCPU '
-        'inventory; 2 cannot take VCPU:4 in one allocation (min_unit, '
+        '1 of 4 resource providers can satisfy the request: 1 provider has no VCPU '
+        'inventory; 2 providers cannot take VCPU:4 in one allocation (min_unit, '
         'max_unit, step_size).')
     details = {n['name']: n['detail'] for n in body['nearest']}
     assert details == {
@@ -103,18 +102,18 @@ def test_required_forbidden_and_any_of_traits(client, w):
     assert steps(body)['required=HW_CPU_X86_AVX2'] == (1, 2)
     assert body['candidates'] == 2
     assert body['summary'] == (
-        '2 of 3 resource providers can satisfy the request: 1 lacks the '
+        '2 of 3 resource providers can satisfy the request: 1 provider lacks the '
         'required trait HW_CPU_X86_AVX2.')
     assert [(n['name'], n['detail']) for n in body['nearest']] == [
         ('plain', 'lacks the trait(s) (required=HW_CPU_X86_AVX2)')]
     body = explain(client, resources='VCPU:1', required='!HW_CPU_X86_SSE')
     assert steps(body)['required=!HW_CPU_X86_SSE'] == (1, 2)
-    assert '1 has the forbidden trait HW_CPU_X86_SSE' in body['summary']
+    assert '1 provider has the forbidden trait HW_CPU_X86_SSE' in body['summary']
     body = explain(client, resources='VCPU:1',
                    required='in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2')
     assert steps(body)['required=in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2'] == (2, 1)
     assert body['candidates'] == 1
-    assert ('2 have none of the traits HW_CPU_X86_SSE, HW_CPU_X86_SSE2'
+    assert ('2 providers have none of the traits HW_CPU_X86_SSE, HW_CPU_X86_SSE2'
             in body['summary'])
 
 
@@ -134,7 +133,7 @@ def test_member_of_and_forbidden_aggregates(client, w):
     body = explain(client, resources='VCPU:1', member_of='!' + agg_b)
     assert steps(body)['member_of=!' + agg_b] == (1, 2)
     assert body['candidates'] == 2
-    assert ('1 is in a forbidden aggregate of %s' % agg_b
+    assert ('1 provider is in a forbidden aggregate of %s' % agg_b
             in body['summary'])
 
 
@@ -150,7 +149,8 @@ def test_in_tree(client, w):
     assert combined(
         body)["group '' in one tree with its sharing providers"] == (1, 1)
     assert body['summary'].startswith(
-        '1 of 2 provider trees can satisfy the request: 1 is outside the '
+        '1 of 2 provider trees can satisfy the request: 1 provider is '
+        'outside the '
         'tree of %s;' % w.uuid('cn1'))
 
 
@@ -220,10 +220,6 @@ def test_sharing_provider_serves_a_tree(client, w):
 # -- property test: the funnel against an oracle written from the rows -------
 
 NO_AGGREGATE = '00000000-0000-4000-8000-000000000000'
-ENGINE_DEFAULTS = types.SimpleNamespace(
-    max_allocation_candidates=-1, randomize_allocation_candidates=False,
-    allocation_candidates_generation_strategy='depth-first')
-
 
 def oracle_fails(world, info, check, suffix):
     """Whether the provider ``info`` fails ``check``, from World's mirror
@@ -290,10 +286,13 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
                                          microversions.MAX)
     with world.engine.connect() as conn:
-        facts, count = explain_mod.gather(
-            conn, parsed, microversions.MAX, ENGINE_DEFAULTS)
+        reading, _ = pipeline.search(conn, parsed, microversions.MAX,
+                                     explain=True)
+        facts = explain_mod.census(conn, reading, parsed)
+        reading.close()
     by_id = {info['id']: info for info in world.providers.values()}
-    for suffix, checks in facts.checks.items():
+    for suffix, group in zip(parsed.groups, reading.groups):
+        checks = group.stack
         steps, first = explain_mod.funnel(checks, len(facts.providers),
                                           facts.failures[suffix])
         for rp_id, info in by_id.items():
@@ -308,17 +307,11 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
             left -= sum(1 for at in first.values() if at == index)
             assert step['remaining'] == left
     body = explain(client, **params)
-    assert body['candidates'] == count == len(
+    count = body['candidates']
+    assert count == len(
         get_candidates(client, **params)['allocation_requests'])
-    if not count:
-        # The log's summary of an empty answer, counted in SQL, says
-        # exactly what the explanation says.
-        with world.engine.connect() as conn:
-            assert explain_mod.empty_summary(
-                conn, parsed, microversions.MAX, ENGINE_DEFAULTS,
-                allocation_candidate.list_candidates(
-                    conn, parsed, microversions.MAX, ENGINE_DEFAULTS)
-            ) == body['summary']
+    # Trees counted by the combiner: those left hold a candidate.
+    assert bool(count) == bool(body['combination']['steps'][-1]['remaining'])
     hypothesis.event('candidates: %s' % min(count, 3))
 
 
@@ -371,8 +364,8 @@ def test_limit_counts_as_the_list(client, w):
         w.add('cn%d' % index, inventory={'VCPU': 8})
     body = explain(client, resources='VCPU:1', limit='2')
     assert body['candidates'] == 2
-    # The answer was cut: the engine's combining step cannot be counted.
-    assert not [c for c in combined(body) if c.startswith('combining')]
+    # The answer was cut, the trees are counted all the same.
+    assert combined(body)['combining groups'] == (0, 3)
     assert body['summary'] == (
         '3 of 3 resource providers can satisfy the request.')
 
@@ -393,7 +386,8 @@ def test_empty_answer_is_explained_in_the_log(server, client, w):
     assert ' INFO placement.handlers.allocation_candidate ' in line
     assert line.endswith(
         'request_id: %s global_request_id: %s: 0 of 1 resource providers '
-        'can satisfy the request: 1 lacks capacity for VCPU (largest free 2, '
+        'can satisfy the request: 1 provider lacks capacity for VCPU '
+        '(largest free 2, '
         'requested 4).' % (local_id, global_id))
     found = client.get('/allocation_candidates',
                        params={'resources': 'VCPU:1'})

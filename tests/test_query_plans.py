@@ -22,7 +22,7 @@ from urllib import parse
 from placement import microversions
 from placement import query
 from placement import tables
-from placement.objects import allocation_candidate
+from placement.candidates import pipeline
 from placement.objects import resource_provider
 
 
@@ -196,9 +196,9 @@ def _candidates(query_string, conf):
     parsed = query.parse_candidate_query(_params(query_string), LATEST)
 
     def run(conn):
-        result = allocation_candidate.list_candidates(
+        answer = pipeline.list_candidates(
             conn, parsed, LATEST, conf.placement)
-        assert result.candidates, query_string
+        assert answer.count, query_string
     return run
 
 
@@ -251,10 +251,10 @@ def test_limit_stops_reading_early(placement_db):
 
     def measure():
         with placement_db.reader() as conn:
-            reader = allocation_candidate._Reader(conn, parsed, LATEST)
+            reader, _ = pipeline.search(conn, parsed, LATEST)
             assert len(list(itertools.islice(reader.trees(), 5))) == 5
             reader.close()
-            reader = allocation_candidate._Reader(conn, parsed, LATEST)
+            reader, _ = pipeline.search(conn, parsed, LATEST)
             work = counter.count(conn, lambda conn: list(
                 itertools.islice(reader.trees(), 5)))
             reader.close()

@@ -6,8 +6,8 @@ from placement import microversion
 from placement import microversions
 from placement import query
 from placement import util
-from placement.objects import allocation_candidate
-from placement.objects import explain
+from placement.candidates import explain
+from placement.candidates import pipeline
 from placement.schemas import allocation_candidate as schema
 
 LOG = logging.getLogger(__name__)
@@ -29,13 +29,10 @@ def list_allocation_candidates(req):
 def _answer(req, ctx, version, parsed, phases):
     """(the response, how many candidates it holds)."""
     with phases.searching():
-        result = ctx.database.read(_search, ctx, parsed, version)
+        answer = ctx.database.read(_search, ctx, parsed, version)
     with phases.rendering():
-        response = util.json_response(req, {
-            'allocation_requests': _allocation_requests(result, version),
-            'provider_summaries': _summaries(result, version),
-        })
-    return response, len(result.candidates)
+        response = util.encoded_json_response(req, b''.join(answer.parts))
+    return response, answer.count
 
 
 @util.handler
@@ -53,11 +50,11 @@ def explain_allocation_candidates(req):
 def _search(conn, ctx, parsed, version):
     """The candidates, and their absence explained in the log if so
     configured, in one read transaction."""
-    result = allocation_candidate.list_candidates(
-        conn, parsed, version, ctx.config.placement)
-    if not result.candidates and ctx.config.placement.explain_empty_results:
-        _log_explanation(ctx, conn, parsed, version, result)
-    return result
+    answer = pipeline.list_candidates(conn, parsed, version,
+                                      ctx.config.placement)
+    if not answer.count and ctx.config.placement.explain_empty_results:
+        _log_explanation(ctx, conn, parsed, version)
+    return answer
 
 
 def _parse(req, rule):
@@ -70,12 +67,12 @@ def _parse(req, rule):
     return ctx, version, query.parse_candidate_query(req.GET, version)
 
 
-def _log_explanation(ctx, conn, parsed, version, result):
+def _log_explanation(ctx, conn, parsed, version):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
-        summary = explain.empty_summary(conn, parsed, version,
-                                        ctx.config.placement, result)
+        summary = explain.explain(conn, parsed, version,
+                                  ctx.config.placement)['summary']
     except Exception:
         if conn.invalidated:
             # The database went away: let the reader answer 503 as for any
@@ -88,54 +85,3 @@ def _log_explanation(ctx, conn, parsed, version, result):
     LOG.info('no allocation candidates: request_id: %s '
              'global_request_id: %s: %s', ctx.request_id,
              ctx.global_request_id or '-', summary)
-
-
-def _allocation_requests(result, version):
-    uuids = {rp: provider[0] for rp, provider in result.providers.items()}
-    names = result.rc_names
-    with_mappings = version >= microversions.MAPPINGS
-    # Candidates often share their amounts dicts: render each once (the
-    # shared pieces are only serialized, never changed).
-    rendered = {}
-
-    def resources(amounts):
-        key = id(amounts)
-        found = rendered.get(key)
-        if found is None:
-            found = rendered[key] = {'resources': {
-                names[rc]: amount for rc, amount in amounts.items()}}
-        return found
-
-    requests = []
-    dict_allocations = version >= microversions.DICT_ALLOCATIONS
-    for allocations, mappings in result.candidates:
-        if dict_allocations:
-            body = {'allocations': {
-                uuids[rp]: rendered.get(id(amounts)) or resources(amounts)
-                for rp, amounts in allocations.items()}}
-        else:
-            body = {'allocations': [
-                {'resource_provider': {'uuid': uuids[rp]},
-                 'resources': resources(amounts)['resources']}
-                for rp, amounts in allocations.items()]}
-        if with_mappings:
-            body['mappings'] = {
-                suffix: [uuids[rp] for rp in providers]
-                for suffix, providers in mappings.items()}
-        requests.append(body)
-    return requests
-
-
-def _summaries(result, version):
-    with_traits = version >= microversions.CANDIDATE_TRAITS
-    with_tree = version >= microversions.NESTED_CANDIDATES
-    summaries = {}
-    for rp, (uuid, parent, root) in result.providers.items():
-        summary = {'resources': result.resources[rp]}
-        if with_traits:
-            summary['traits'] = result.traits[rp]
-        if with_tree:
-            summary['parent_provider_uuid'] = parent
-            summary['root_provider_uuid'] = root
-        summaries[uuid] = summary
-    return summaries

@@ -98,17 +98,22 @@ CANDIDATES = microversions.ByVersion(
                      'mappings': _MAPPINGS}),
         base.strict(dict(_TREE, resources=_CAPACITY, traits=_TRAITS)))))
 
-_STEPS = {'type': 'array', 'items': base.strict({
+_STEP = {
     'check': {'type': 'string'},
     'removed': {'type': 'integer', 'minimum': 0},
-    'remaining': {'type': 'integer', 'minimum': 0}})}
+    'remaining': {'type': 'integer', 'minimum': 0}}
+_STEPS = {'type': 'array', 'items': base.strict(_STEP)}
+# A group's steps also say whether a provider failing the check may not
+# serve the group (filtered) or has too little left (exhausted).
+_GROUP_STEPS = {'type': 'array', 'items': base.strict({
+    **_STEP, 'outcome': {'enum': ['filtered', 'exhausted']}})}
 EXPLANATION = base.strict({
     'candidates': {'type': 'integer', 'minimum': 0},
     'summary': {'type': 'string'},
     'groups': {'type': 'array', 'items': base.strict({
         'suffix': {'type': 'string'},
         'considered': {'type': 'integer', 'minimum': 0},
-        'steps': _STEPS})},
+        'steps': _GROUP_STEPS})},
     'combination': base.strict({
         'considered': {'type': 'integer', 'minimum': 0}, 'steps': _STEPS}),
     'nearest': {'type': 'array', 'items': base.strict({

@@ -1,0 +1,17 @@
+"""GET /allocation_candidates and its explanation, as one pipeline.
+
+The data runs one way (``pipeline.py`` holds the steps in order):
+
+    request    query.CandidateQuery, plain values (placement/query.py)
+    names      names resolved to ids once per request      names.py
+    checks     every rule of the request, declared once    checks.py
+    read       one statement per group, built from the     reader.py,
+               checks; sharing providers; paging           statements.py
+    combine    groups into candidates, tree by tree        candidate_search
+    rank       the answer's order (limit, random sample)   pipeline.py
+    render     the response JSON, written as candidates    render.py,
+               come                                        summaries.py
+
+``explain.py`` counts with the same checks and the same combiner, so an
+explanation cannot disagree with the list.
+"""

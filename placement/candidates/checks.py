@@ -1,0 +1,354 @@
+"""Every rule of GET /allocation_candidates, declared once.
+
+A request group's rules are an ordered stack of checks (``group_stack``):
+its tree, aggregates and traits, then per resource class its inventory,
+units and capacity.  The rules over whole trees follow (``tree_stack``):
+each group served in the tree, ``root_required``, and the combining of
+the groups.  Each check owns
+
+- its label, as the query string names it;
+- its SQL condition (``clause``), evaluated at a ``Site``: the reader
+  ANDs the conditions into its statements, the explanation counts them;
+- whether a provider failing it is *filtered* (it may not serve the
+  group) or *exhausted* (it has the class, too little of it is left);
+- its words in an explanation (``detail``, ``reason``).
+
+Nothing else knows a rule.
+"""
+import dataclasses
+
+from placement import query as query_mod
+from placement.objects import provider_filter
+
+FILTERED = 'filtered'
+EXHAUSTED = 'exhausted'
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """What a condition is evaluated against: the provider's id and root
+    id columns; for the resource checks its inventory row of the class
+    (a table or alias), the usage of that row and the amount asked (an
+    int, or an expression when one statement serves several classes).
+    ``member_rp``/``member_root``: the columns compared with aggregate
+    member lists (see statements.walk_in_root_order), by default
+    ``rp``/``root``."""
+
+    def members(self):
+        return (self.rp if self.member_rp is None else self.member_rp,
+                self.root if self.member_root is None else self.member_root)
+    rp: object
+    root: object
+    member_rp: object = None
+    member_root: object = None
+    inventory: object = None
+    used: object = None
+    amount: object = None
+
+
+def _list_label(prefix, names):
+    """``member_of=in:A,B`` style: ``in:`` only for more than one name."""
+    names = sorted(names)
+    return prefix + ('in:' if len(names) > 1 else '') + ','.join(names)
+
+
+def _number(count):
+    return '{:,}'.format(count)
+
+
+def providers(count):
+    """``count`` and its noun: '1 provider', '2,000 providers'."""
+    return '%s provider%s' % (_number(count), '' if count == 1 else 's')
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """One rule of a request group.  ``names``: the aggregate UUIDs or
+    trait names it is about; ``rc``/``amount`` for the resource checks;
+    ``with_root``: the unsuffixed group, whose providers also take the
+    aggregates of their root."""
+    label: str
+    names: frozenset = frozenset()
+    rc: str = None
+    amount: int = None
+    with_root: bool = False
+
+    kind = None
+    outcome = FILTERED
+    # Whether the unsuffixed group needs it of one provider of the tree
+    # (the resources and required traits) rather than of every provider
+    # it uses (the filters).
+    spreads = False
+
+    def need(self):
+        """The key of what one provider of a spread group must pass this
+        check for: its class, or its trait set."""
+        return self.rc or self.label
+
+    def detail(self, found=None):
+        """How one provider misses it; ``found`` is what the explanation
+        read of the provider (resource checks only)."""
+        return '%s (%s)' % (self.missing, self.label)
+
+    def _verb(self, count, one, many):
+        return '%s %s' % (providers(count), one if count == 1 else many)
+
+
+class InTree(Check):
+    kind = 'in_tree'
+    missing = 'outside the tree'
+
+    def clause(self, ids, site):
+        (uuid,) = self.names
+        return provider_filter.in_tree_clause(site.root, ids.tree_root[uuid])
+
+    def reason(self, count, largest_free=None):
+        (uuid,) = self.names
+        return '%s outside the tree of %s' % (
+            self._verb(count, 'is', 'are'), uuid)
+
+
+class MemberOf(Check):
+    kind = 'member_of'
+    missing = 'not in the aggregate(s)'
+
+    def clause(self, ids, site):
+        rp, root = site.members()
+        return provider_filter.member_of_clause(
+            rp, query_mod.AggregateFilter(required=(self.names,)),
+            ids.agg, root_id=root if self.with_root else None)
+
+    def reason(self, count, largest_free=None):
+        return '%s in none of the aggregates %s' % (
+            self._verb(count, 'is', 'are'), ', '.join(sorted(self.names)))
+
+
+class ForbiddenAggregates(Check):
+    kind = 'forbidden_aggregates'
+    missing = 'in a forbidden aggregate'
+
+    def clause(self, ids, site):
+        rp, root = site.members()
+        return provider_filter.member_of_clause(
+            rp, query_mod.AggregateFilter(forbidden=self.names),
+            ids.agg, root_id=root if self.with_root else None)
+
+    def reason(self, count, largest_free=None):
+        return '%s in a forbidden aggregate of %s' % (
+            self._verb(count, 'is', 'are'), ', '.join(sorted(self.names)))
+
+
+class RequiredTraits(Check):
+    """One trait of an any-of set (a plain trait is a set of one)."""
+    kind = 'trait'
+    missing = 'lacks the trait(s)'
+    spreads = True
+
+    def clause(self, ids, site):
+        return provider_filter.traits_clause(
+            site.rp, (ids.traits(self.names),), ())
+
+    def reason(self, count, largest_free=None):
+        names = ', '.join(sorted(self.names))
+        if len(self.names) == 1:
+            return '%s the required trait %s' % (
+                self._verb(count, 'lacks', 'lack'), names)
+        return '%s none of the traits %s' % (
+            self._verb(count, 'has', 'have'), names)
+
+
+class ForbiddenTrait(Check):
+    kind = 'forbidden_trait'
+    missing = 'has the forbidden trait'
+
+    def clause(self, ids, site):
+        return provider_filter.traits_clause(
+            site.rp, (), ids.traits(self.names))
+
+    def reason(self, count, largest_free=None):
+        return '%s the forbidden trait %s' % (
+            self._verb(count, 'has', 'have'), ', '.join(sorted(self.names)))
+
+
+class HasInventory(Check):
+    kind = 'inventory'
+    spreads = True
+
+    def clause(self, ids, site):
+        return site.inventory.c.resource_class_id == ids.rc[self.rc]
+
+    def detail(self, found=None):
+        return '%s: no inventory' % self.rc
+
+    def reason(self, count, largest_free=None):
+        return '%s no %s inventory' % (self._verb(count, 'has', 'have'),
+                                       self.rc)
+
+
+class Units(Check):
+    """min_unit, max_unit and step_size of one allocation."""
+    kind = 'units'
+    spreads = True
+
+    def clause(self, ids, site):
+        return provider_filter.units_clause(site.inventory, site.amount)
+
+    def detail(self, found=None):
+        return '%s: %d requested, min_unit %d, max_unit %d, step_size %d' % (
+            self.rc, self.amount, found.min_unit, found.max_unit,
+            found.step_size)
+
+    def reason(self, count, largest_free=None):
+        return ('%s take %s:%d in one allocation (min_unit, max_unit, '
+                'step_size)' % (self._verb(count, 'cannot', 'cannot'),
+                                self.rc, self.amount))
+
+
+class Capacity(Check):
+    kind = 'capacity'
+    outcome = EXHAUSTED
+    spreads = True
+
+    def clause(self, ids, site):
+        return provider_filter.room_clause(site.inventory, site.used,
+                                           site.amount)
+
+    def detail(self, found=None):
+        return '%s: %d free, %d requested' % (self.rc, max(found.free, 0),
+                                              self.amount)
+
+    def reason(self, count, largest_free=None):
+        return '%s capacity for %s (largest free %d, requested %d)' % (
+            self._verb(count, 'lacks', 'lack'), self.rc, largest_free or 0,
+            self.amount)
+
+
+RESOURCE_CHECKS = (HasInventory, Units, Capacity)
+
+
+def group_stack(group):
+    """The checks of one query.RequestGroup, in the order a provider is
+    counted at its first failure: tree, aggregates, traits, then each
+    class's inventory, units and capacity."""
+    spread = group.suffix == ''
+    checks = []
+    if group.in_tree:
+        checks.append(InTree('in_tree=' + group.in_tree,
+                             frozenset([group.in_tree])))
+    for any_of in group.member_of.required:
+        checks.append(MemberOf(_list_label('member_of=', any_of), any_of,
+                               with_root=spread))
+    if group.member_of.forbidden:
+        checks.append(ForbiddenAggregates(
+            _list_label('member_of=!', group.member_of.forbidden),
+            group.member_of.forbidden, with_root=spread))
+    for any_of in group.traits.required:
+        checks.append(RequiredTraits(_list_label('required=', any_of),
+                                     any_of))
+    for name in sorted(group.traits.forbidden):
+        checks.append(ForbiddenTrait('required=!' + name,
+                                     frozenset([name])))
+    for rc, amount in group.resources.items():
+        request = 'resources=%s:%d' % (rc, amount)
+        for check, what in zip(RESOURCE_CHECKS, (
+                'inventory', 'min_unit, max_unit, step_size', 'capacity')):
+            checks.append(check('%s (%s)' % (request, what), rc=rc,
+                                amount=amount))
+    return checks
+
+
+def filters(stack, spread):
+    """The checks every provider serving the group must pass: all of a
+    suffixed group's provider checks; the unsuffixed group spreads its
+    resources and required traits over the providers it uses."""
+    return [check for check in stack if check.kind not in (
+        'inventory', 'units', 'capacity') and not (spread and check.spreads)]
+
+
+def needs(stack):
+    """What the unsuffixed group needs of some provider of a tree passing
+    its filters: {need key: [checks one provider must pass]}."""
+    found = {}
+    for check in stack:
+        if check.spreads:
+            found.setdefault(check.need(), []).append(check)
+    return found
+
+
+# -- the rules over whole trees ---------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class RootRequired:
+    """``root_required``: traits the root of a candidate's tree has."""
+    filter: query_mod.TraitFilter
+
+    @property
+    def label(self):
+        names = sorted(name for any_of in self.filter.required
+                       for name in any_of)
+        names += sorted('!' + name for name in self.filter.forbidden)
+        return 'root_required=' + ','.join(names)
+
+    def clause(self, ids, site):
+        required = tuple(ids.traits(any_of)
+                         for any_of in self.filter.required)
+        return provider_filter.traits_clause(
+            site.root, required, ids.traits(self.filter.forbidden))
+
+
+def root_required(query):
+    """The query's RootRequired, or None."""
+    return RootRequired(query.root_required) if query.root_required else None
+
+
+def trees(noun):
+    """``count`` trees in words: '1 tree', '3 trees' (or providers)."""
+    def words(count):
+        return '%s %s' % (_number(count), noun[:-1] if count == 1 else noun)
+    return words
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeRule:
+    """A step over whole trees: ``label`` names it; ``reason`` % {'n':
+    the trees in words, 'fail'/'are': verbs in agreement} words it."""
+    label: str
+    reason: str
+
+    def clause_for(self, count, noun):
+        one = count == 1
+        return self.reason % {'n': trees(noun)(count),
+                              'fail': 'fails' if one else 'fail',
+                              'are': 'is' if one else 'are'}
+
+
+def combining_label(query):
+    """Names of the rules the combiner applies across groups."""
+    rules = []
+    if query.group_policy == 'isolate':
+        rules.append('group_policy=isolate')
+    rules += ['same_subtree=' + ','.join(suffixes)
+              for suffixes in query.same_subtree]
+    if len(query.groups) > 1:
+        rules.append('capacity summed across groups')
+    if any(len(group.traits.required) and not group.suffix
+           for group in query.groups.values()):
+        rules.append('required traits over the providers used')
+    return 'combining groups' + (' (%s)' % ', '.join(rules) if rules else '')
+
+
+def tree_stack(query):
+    """The steps over whole trees, in order: each group served in one
+    tree with its sharing providers, ``root_required``, then the
+    combiner putting the groups together."""
+    rules = [TreeRule("group '%s' in one tree with its sharing providers"
+                      % suffix, "%%(n)s cannot serve group '%s'" % suffix)
+             for suffix in query.groups]
+    root = root_required(query)
+    if root is not None:
+        rules.append(TreeRule(root.label, '%%(n)s %%(fail)s %s'
+                              % root.label))
+    spanning = combining_label(query)
+    rules.append(TreeRule(spanning, '%%(n)s %%(are)s left without a '
+                          'candidate by %s' % spanning))
+    return rules

@@ -1,0 +1,308 @@
+"""Why GET /allocation_candidates answers what it does, counted by the
+same checks, reader and combiner as the list itself.
+
+- Per group, every provider is counted at the first check of the group's
+  stack it fails: one statement (``census``) evaluates each check's own
+  condition per provider, with the figures the words need.
+- Per tree, the combiner says where the tree drops out: the first group
+  it has no option for (with the sharing providers it draws from),
+  ``root_required``, or the combining of the groups (isolation,
+  ``same_subtree``, capacity summed across groups).  The trees are those
+  the list's reader reads; the number of candidates is the list's.
+- The nearest misses are judged per tree for the unsuffixed group (its
+  resources may come from several providers and from sharing
+  providers), per provider for the others.
+"""
+import dataclasses
+import heapq
+import itertools
+import typing
+
+import sqlalchemy as sa
+
+from placement import candidate_search
+from placement import tables
+from placement.candidates import checks as checks_mod
+from placement.candidates import pipeline
+from placement.objects import figures
+
+RP = tables.resource_providers
+INV = tables.inventories
+
+NEAREST = 5
+# How near a miss is when it is not a capacity shortfall (those rank by
+# the share missing, up to 1): a filter or the units of an allocation,
+# then a class the provider has no inventory of at all.
+NEAR, FAR = 1.0, 2.0
+
+
+class Found(typing.NamedTuple):
+    """What a provider has of a class: free space and allocation units."""
+    free: float
+    min_unit: int
+    max_unit: int
+    step_size: int
+
+
+@dataclasses.dataclass
+class Provider:
+    id: int
+    uuid: str
+    name: str
+    root: int
+
+
+@dataclasses.dataclass
+class Census:
+    """``providers`` {id: Provider}; per group suffix, the providers
+    failing some check {rp: {check index: Found or None}}; the roots
+    failing ``root_required``."""
+    providers: dict
+    failures: dict
+    root_failing: frozenset
+
+
+def census(conn, reading, query):
+    """Every provider through every check of the request: one statement,
+    each check's condition a column (the checks' own SQL)."""
+    names = reading.names
+    classes = sorted({rc for group in query.groups.values()
+                      for rc in group.resources})
+    joined = RP
+    inventories = {}
+    for number, rc in enumerate(classes):
+        inv = INV.alias('inv_%d' % number)
+        joined = joined.outerjoin(inv, sa.and_(
+            inv.c.resource_provider_id == RP.c.id,
+            inv.c.resource_class_id == names.rc[rc]))
+        inventories[rc] = (inv, figures.used(inv))
+    plain = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
+    root = checks_mod.root_required(query)
+    columns = [RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
+               sa.true() if root is None else root.clause(names, plain)]
+    tested = []
+    for suffix, group in zip(query.groups, reading.groups):
+        for index, check in enumerate(group.stack):
+            site = plain
+            if check.rc is not None:
+                inv, used = inventories[check.rc]
+                site = checks_mod.Site(RP.c.id, RP.c.root_provider_id,
+                                       inventory=inv, used=used,
+                                       amount=check.amount)
+            columns.append(sa.case((check.clause(names, site), 1), else_=0))
+            tested.append((suffix, index, check.kind, check.rc))
+    for rc in classes:
+        inv, used = inventories[rc]
+        columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
+                    inv.c.step_size]
+    first_figure = len(columns) - 4 * len(classes)
+    providers = {}
+    failures = {suffix: {} for suffix in query.groups}
+    root_failing = set()
+    for row in conn.execute(sa.select(*columns).select_from(joined)):
+        rp = row[0]
+        providers[rp] = Provider(rp, row[1], row[2], row[3])
+        if not row[4]:
+            root_failing.add(row[3])
+        found = {}
+        for at, rc in enumerate(classes):
+            at = first_figure + 4 * at
+            free, *units = row[at:at + 4]
+            if free is not None:
+                found[rc] = Found(float(free), *units)
+        for (suffix, index, kind, rc), passed in zip(
+                tested, row[5:first_figure]):
+            # Without an inventory of the class, only that is said.
+            if not passed and (kind == 'inventory' or rc is None
+                               or rc in found):
+                failures[suffix].setdefault(rp, {})[index] = found.get(rc)
+    return Census(providers, failures, frozenset(root_failing))
+
+
+def explain(conn, query, version, conf):
+    """The JSON body of GET /allocation_candidates/explain for a parsed
+    CandidateQuery."""
+    reading, request = pipeline.search(conn, query, version, explain=True)
+    facts = census(conn, reading, query)
+    trees = list(reading.trees())
+    reading.close()
+    rooted = (tree for tree in trees if tree.root not in facts.root_failing)
+    count = sum(1 for _ in itertools.islice(
+        pipeline.combine(request, rooted, conf), query.limit))
+    stacks = {suffix: group.stack
+              for suffix, group in zip(query.groups, reading.groups)}
+    rules = checks_mod.tree_stack(query)
+    dropped = _dropped(request, trees, facts, rules)
+    return _body(query, reading, facts, stacks, rules, dropped, count)
+
+
+def _dropped(request, trees, facts, rules):
+    """{root: index in ``rules`` of the step the tree drops out at}; trees
+    left out hold a candidate."""
+    combining = len(rules) - 1
+    root_step = len(request.groups)
+    dropped = {}
+    for tree in trees:
+        group = candidate_search.unserved(request, tree)
+        if group is not None:
+            dropped[tree.root] = group
+        elif tree.root in facts.root_failing:
+            dropped[tree.root] = root_step
+        elif next(candidate_search.search_tree(request, tree), None) is None:
+            dropped[tree.root] = combining
+    read = {tree.root for tree in trees}
+    for provider in facts.providers.values():
+        # Not read at all: no provider of the tree passes the first
+        # group's filters, and no sharing provider serves it.
+        if provider.root not in read:
+            dropped[provider.root] = 0
+    return dropped
+
+
+def funnel(stack, considered, failures):
+    """The steps of one group over ``considered`` providers, each of
+    ``failures`` {rp: {check index: ...}} counted at the first check it
+    fails.  Returns (steps, {rp: index of its first failure})."""
+    removed = [0] * len(stack)
+    first = {}
+    for rp, failed in failures.items():
+        index = min(failed)
+        removed[index] += 1
+        first[rp] = index
+    remaining = considered
+    steps = []
+    for check, count in zip(stack, removed):
+        remaining -= count
+        steps.append({'check': check.label, 'outcome': check.outcome,
+                      'removed': count, 'remaining': remaining})
+    return steps, first
+
+
+def _body(query, reading, facts, stacks, rules, dropped, count):
+    groups = []
+    clauses = []
+    emptied = None
+    for suffix, stack in stacks.items():
+        failures = facts.failures[suffix]
+        steps, first = funnel(stack, len(facts.providers), failures)
+        groups.append({'suffix': suffix, 'considered': len(facts.providers),
+                       'steps': steps})
+        largest = {}
+        for rp, index in first.items():
+            found = failures[rp][index]
+            if stack[index].kind == 'capacity':
+                largest[index] = max(largest.get(index, 0),
+                                     int(max(found.free, 0)))
+        prefix = '' if len(stacks) == 1 else "in group '%s', " % suffix
+        for index, step in enumerate(steps):
+            if step['removed']:
+                clause = prefix + stack[index].reason(step['removed'],
+                                                      largest.get(index))
+                if emptied is None and not step['remaining']:
+                    emptied = clause
+                clauses.append(clause)
+    roots = {provider.root for provider in facts.providers.values()}
+    flat = (len(stacks) == 1 and not reading.served
+            and len(roots) == len(facts.providers))
+    noun = 'providers' if flat else 'trees'
+    remaining = len(roots)
+    steps = []
+    for index, rule in enumerate(rules):
+        removed = sum(1 for step in dropped.values() if step == index)
+        remaining -= removed
+        steps.append({'check': rule.label, 'removed': removed,
+                      'remaining': remaining})
+        # One group over providers that are trees of their own: its
+        # clauses already said which cannot serve it.
+        if removed and not (flat and index == 0):
+            clause = rule.clause_for(removed, noun)
+            if emptied is None and not remaining:
+                emptied = clause
+            clauses.append(clause)
+    if emptied is not None:
+        # The step that leaves nothing leads.
+        clauses.remove(emptied)
+        clauses.insert(0, emptied)
+    head = '%s of %s %s can satisfy the request' % (
+        '{:,}'.format(remaining), '{:,}'.format(len(roots)),
+        'resource providers' if flat else 'provider trees')
+    summary = head + (': ' + '; '.join(clauses) if clauses else '') + '.'
+    return {'candidates': count, 'summary': summary, 'groups': groups,
+            'combination': {'considered': len(roots), 'steps': steps},
+            'nearest': nearest(facts, stacks, reading.served)}
+
+
+# -- the nearest misses -------------------------------------------------------
+
+def nearest(facts, stacks, served):
+    """Up to NEAREST misses of one check, the nearest first: per tree for
+    the unsuffixed group, per provider for the others."""
+    misses = {}
+    for suffix, stack in stacks.items():
+        failures = facts.failures[suffix]
+        if suffix == '':
+            found = _tree_misses(facts, stack, failures, served)
+        else:
+            found = ((rp, _rank(stack[index], detail), index, detail)
+                     for rp, failed in failures.items()
+                     if len(failed) == 1
+                     for index, detail in failed.items())
+        for rp, rank, index, detail in found:
+            if rp not in misses:
+                misses[rp] = (rank, facts.providers[rp].name, suffix,
+                              index, detail, rp)
+    return [{'uuid': facts.providers[rp].uuid, 'name': name,
+             'group': suffix, 'check': stacks[suffix][index].label,
+             'detail': stacks[suffix][index].detail(detail)}
+            for _, name, suffix, index, detail, rp in heapq.nsmallest(
+                NEAREST, misses.values(), key=lambda miss: miss[:4])]
+
+
+def _rank(check, found):
+    if check.kind == 'capacity':
+        return (check.amount - max(found.free, 0)) / check.amount
+    return FAR if check.kind == 'inventory' else NEAR
+
+
+def _tree_misses(facts, stack, failures, served):
+    """(root, rank, check index, detail) of the trees that miss the
+    unsuffixed group by one check, with the sharing providers each draws
+    from; a tree where no provider passes the group's filters is judged
+    by its providers alone (a miss when one fails a single check)."""
+    trees = {}
+    for provider in facts.providers.values():
+        trees.setdefault(provider.root, []).append(provider.id)
+    for rp, roots in served.items():
+        for root in roots:
+            if root in trees and facts.providers[rp].root != root:
+                trees[root].append(rp)
+    filters = {index for index, check in enumerate(stack)
+               if check in checks_mod.filters(stack, spread=True)}
+    needs = [[stack.index(check) for check in group]
+             for group in checks_mod.needs(stack).values()]
+    for root, pool in trees.items():
+        eligible = [failures.get(rp, {}) for rp in pool
+                    if not filters & failures.get(rp, {}).keys()]
+        if not eligible:
+            for rp in pool:
+                failed = failures.get(rp, {})
+                if len(failed) == 1 and facts.providers[rp].root == root:
+                    (index, detail), = failed.items()
+                    yield rp, _rank(stack[index], detail), index, detail
+            continue
+        unmet = []
+        for need in needs:
+            missed = [[index for index in need if index in failed]
+                      for failed in eligible]
+            if all(missed):
+                unmet.append((need, missed))
+        if len(unmet) != 1:
+            continue
+        need, missed = unmet[0]
+        singles = [(index, failed[index])
+                   for index_list, failed in zip(missed, eligible)
+                   if len(index_list) == 1 for index in index_list]
+        if singles:
+            index, detail = min(singles, key=lambda single: _rank(
+                stack[single[0]], single[1]))
+            yield root, _rank(stack[index], detail), index, detail

@@ -1,0 +1,80 @@
+"""GET /allocation_candidates from request to response, one way:
+names -> checks -> read -> combine -> rank -> render (see __init__)."""
+import dataclasses
+import itertools
+import random
+
+from placement import candidate_search
+from placement.candidates import names as names_mod
+from placement.candidates import reader as reader_mod
+from placement.candidates import render
+from placement.candidates import summaries as summaries_mod
+
+
+@dataclasses.dataclass
+class Answer:
+    """The response body as bytes (``parts``, to be sent in order) and
+    how many candidates it holds."""
+    parts: list
+    count: int
+
+
+def search(conn, query, version, explain=False):
+    """The request's reading context and the combiner's Request."""
+    names = names_mod.Names(conn, query)
+    found = reader_mod.RequestSearch(conn, query, version, names, explain)
+    return found, found.request()
+
+
+def combine(request, trees, conf):
+    """The combiner's candidates over ``trees``, as many as configured."""
+    generated = candidate_search.candidates(
+        request, trees, breadth_first=conf.allocation_candidates_generation_strategy
+        == 'breadth-first' and conf.max_allocation_candidates > 0)
+    if conf.max_allocation_candidates > 0:
+        generated = itertools.islice(generated, conf.max_allocation_candidates)
+    return generated
+
+
+def rank(candidates, limit, conf):
+    """The candidates of the answer, in its order: the first ``limit``,
+    or with ``randomize_allocation_candidates`` a random sample of them
+    in random order."""
+    if conf.randomize_allocation_candidates:
+        return _sample(candidates, limit)
+    return itertools.islice(candidates, limit)
+
+
+def list_candidates(conn, query, version, conf):
+    """The Answer to a parsed CandidateQuery; ``conf`` is the [placement]
+    group."""
+    reading, request = search(conn, query, version)
+    rendering = render.Rendering(version, reading.names.rc_names,
+                                 reading.uuids)
+    maps_only = not all(group.amounts for group in request.groups)
+    for candidate in rank(combine(request, reading.trees(), conf),
+                          query.limit, conf):
+        rendering.add(candidate)
+        if maps_only:
+            rendering.map_only(candidate)
+    reading.close()
+    summaries = summaries_mod.summaries(conn, reading, rendering.providers)
+    return Answer(rendering.finish(summaries), rendering.count)
+
+
+def _sample(iterable, size):
+    """A uniformly random sample of ``size`` items (all when None) in
+    random order, holding no more than ``size`` items at once."""
+    if size is None:
+        items = list(iterable)
+    else:
+        items = []
+        for index, item in enumerate(iterable):
+            if index < size:
+                items.append(item)
+            else:
+                slot = random.randint(0, index)
+                if slot < size:
+                    items[slot] = item
+    random.shuffle(items)
+    return items

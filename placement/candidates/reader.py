@@ -1,0 +1,376 @@
+"""Reading what the combiner needs: a search context per request and one
+per group.
+
+Each group becomes one statement (``statements.group_statement``, from
+the group's checks); groups asking the same of the same providers share
+one.  Its rows (a provider per row, with a bit mask of the classes it
+can serve) come in root order.  Sharing providers (trait
+MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the trees
+they serve.  The groups' row streams are merged by root into one
+``candidate_search.Tree`` per tree.  Everything is a generator, so a
+limit stops reading rows early.  SQLite hands rows over as it finds
+them; PyMySQL buffers whole results, so with a limit MySQL's rows are
+read in pages of growing size, from the root where the last page
+stopped.  (PostgreSQL misjudges how many inventory rows pass the
+capacity check and plans a full aggregate and sort for any page, so
+there a page would cost as much as the whole read: it reads at once.)
+"""
+import dataclasses
+import heapq
+import itertools
+import operator
+import typing
+
+import sqlalchemy as sa
+
+from placement import candidate_search
+from placement import microversions
+from placement import tables
+from placement.candidates import checks as checks_mod
+from placement.candidates import names as names_mod
+from placement.candidates import statements
+from placement.objects import base
+
+RP = tables.resource_providers
+INV = tables.inventories
+RPT = tables.resource_provider_traits
+RPA = tables.resource_provider_aggregates
+
+# With a limit, the first page of rows read from MySQL: this many per
+# candidate asked for, at least PAGE.
+PAGE = 100
+PAGE_PER_CANDIDATE = 2
+# How provider rows are looked up by id (see rows_for): a range when
+# the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists
+# (base.chunks); else whole tables, filtered in Python.
+DENSE = 4
+SCAN = 5000
+# The limits of a row without any (shared, never changed).
+NO_LIMITS = {}
+
+
+class ProviderRow(typing.NamedTuple):
+    """A row of a group's statement: a provider of the tree of ``root``
+    able to serve some of the group's classes.
+
+    ``fit``: bit i set when it can serve the group's i-th class;
+    ``traits``: bit i set when it has a trait of the group's i-th any-of
+    set; ``limits``: {rc: most that may be allocated in all} when two
+    groups request the same class, else empty.
+    """
+    root: int
+    rp: int
+    traits: int
+    fit: int
+    limits: dict
+
+
+@dataclasses.dataclass
+class GroupSearch:
+    """A request group as read: its checks, the combiner's Group and the
+    statement."""
+    stack: list
+    spec: candidate_search.Group
+    stmt: object = None
+    layout: object = None
+
+
+class RequestSearch:
+    """The reading of one request: names, the groups' statements, the
+    sharing providers, paging and the trees.
+
+    ``explain``: read every tree, unpaged, with no ``root_required``
+    filter (the explanation counts the trees failing it itself).
+    """
+
+    def __init__(self, conn, query, version, names, explain=False):
+        self.conn = conn
+        self.query = query
+        self.version = version
+        self.names = names
+        self.results = []
+        # {rp: uuid} of every provider read: the answer is rendered as
+        # candidates come.
+        self.uuids = {}
+        dialect = conn.dialect.name
+        self.groups = [self._group(group) for group in query.groups.values()]
+        # Groups asking the same of the same providers (a request for N
+        # alike devices) share one statement and its rows: per group the
+        # index of the group that reads for it.
+        first = {}
+        self.read_by = [
+            first.setdefault((group.suffix == '',
+                              tuple(sorted(group.resources.items())),
+                              group.traits, group.member_of, group.in_tree),
+                             index)
+            for index, group in enumerate(query.groups.values())]
+        self.reading = sorted(set(self.read_by))
+        # Amounts of two groups add up on a provider only for a class both
+        # request; only then are limits needed beyond the SQL check.
+        requested = [rc for group in self.groups for rc in group.spec.amounts]
+        with_capacity = len(requested) != len(set(requested))
+        # The classes a provider summary lists: all, or before 1.27 the
+        # requested ones.
+        self.summary_classes = None
+        if version < microversions.ALL_CLASSES_IN_SUMMARY:
+            self.summary_classes = sorted(set(requested))
+        # Per statement read, (its Layout, {rp: its last row}): what the
+        # summaries reuse.
+        self.seen = []
+        for group in (self.groups[index] for index in self.reading):
+            group.layout = statements.Layout(group.spec.amounts, dialect,
+                                             with_capacity)
+            group.stmt = statements.group_statement(
+                names, group.stack, group.spec.spread, group.spec.amounts,
+                group.layout, dialect, self.summary_classes)
+        # Rows per page of a paged read (see _paged), or None to read
+        # each statement at once.
+        self.page = None
+        if (query.limit is not None and not explain
+                and dialect in ('mysql', 'mariadb')):
+            self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
+        self.root_filter = None
+        root = checks_mod.root_required(query)
+        if root is not None and not explain:
+            self.root_filter = root.clause(names, checks_mod.Site(
+                RP.c.id, RP.c.root_provider_id))
+        self.served = self._served()
+        self.sharing = self._sharing()
+
+    def request(self):
+        """The combiner's Request."""
+        index = {suffix: i for i, suffix in enumerate(self.query.groups)}
+        return candidate_search.Request(
+            groups=[group.spec for group in self.groups],
+            isolate=self.query.group_policy == 'isolate',
+            same_subtree=tuple(tuple(index[suffix] for suffix in suffixes)
+                               for suffixes in self.query.same_subtree),
+            one_per_tree=self.version < microversions.NESTED_CANDIDATES,
+            sharing=self.sharing)
+
+    def _group(self, request):
+        stack = checks_mod.group_stack(request)
+        spread = request.suffix == ''
+        amounts = {self.names.rc[name]: amount
+                   for name, amount in request.resources.items()}
+        trait_sets = len(request.traits.required) if spread else 0
+        return GroupSearch(stack, candidate_search.Group(
+            request.suffix, amounts, spread, trait_sets))
+
+    # -- sharing providers --------------------------------------------------
+
+    def _served(self):
+        """{sharing provider: {roots of the trees it serves}}: every tree
+        with a provider in one of its aggregates."""
+        member = RP.alias('member')
+        mine = RPA.alias('mine')
+        theirs = RPA.alias('theirs')
+        served = {}
+        statement = (
+            sa.select(RPT.c.resource_provider_id, member.c.root_provider_id)
+            .select_from(
+                RPT.join(mine, mine.c.resource_provider_id
+                         == RPT.c.resource_provider_id)
+                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
+                .join(member, member.c.id == theirs.c.resource_provider_id))
+            .where(RPT.c.trait_id
+                   == self.names.trait[names_mod.SHARING_TRAIT])
+            .distinct())
+        for rp, root in fetch(self.conn, statement):
+            served.setdefault(rp, set()).add(root)
+        return served
+
+    def _sharing(self):
+        """The combiner's Sharing: per group, the sharing providers able
+        to serve some of its classes, by the roots they serve."""
+        sharing = candidate_search.Sharing(
+            {}, [{} for _ in self.groups], {}, {})
+        if not self.served:
+            return sharing
+        for index in self.reading:
+            group = self.groups[index]
+            if not group.spec.amounts:
+                continue
+            # On the inventory side: PostgreSQL then reads these providers'
+            # rows by index instead of scanning all providers once per
+            # inventory row of the class (its row estimate here is 1).
+            stmt = group.stmt.where(
+                INV.c.resource_provider_id.in_(sorted(self.served)))
+            for row in self._rows(fetch(self.conn, stmt), group):
+                sharing.roots[row.rp] = row.root
+                _note(row, sharing.limits, sharing.masks)
+                for anchor in self.served[row.rp]:
+                    # In its own tree it is an ordinary member.
+                    if anchor != row.root:
+                        sharing.serving[index].setdefault(anchor, []).append(
+                            (row.rp, row.fit))
+        for index, reader in enumerate(self.read_by):
+            sharing.serving[index] = sharing.serving[reader]
+        return sharing
+
+    def _rows(self, rows, group):
+        """ProviderRow values from the driver's rows of ``group.stmt``
+        (see statements.Layout); the rows are kept for the summaries."""
+        layout = group.layout
+        seen = {}
+        self.seen.append((layout, seen))
+        uuids = self.uuids
+        for row in rows:
+            fit = int(row[3])   # MySQL sums to a Decimal
+            seen[row[1]] = row
+            uuids[row[1]] = row[-1]
+            limits = NO_LIMITS
+            if layout.limits:
+                limits = {}
+                for bit, rc in layout.bits:
+                    if fit >> bit & 1:
+                        at = layout.limits + 2 * bit
+                        room, max_unit = row[at:at + 2]
+                        limits[rc] = min(room, max_unit)
+            yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
+
+    # -- trees --------------------------------------------------------------
+
+    def trees(self):
+        """candidate_search.Tree values in root order: every tree with
+        providers for some group, or served by sharing providers."""
+        streams = [_by_root(self._rows(self._group_rows(self.groups[index]),
+                                       self.groups[index]), index)
+                   for index in self.reading]
+        anchored = {root for by_root in self.sharing.serving
+                    for root in by_root}
+        if anchored and self.root_filter is not None:
+            anchored &= {row[0] for row in rows_for(
+                self.conn, sa.select(RP.c.id).where(
+                    RP.c.id == RP.c.root_provider_id, self.root_filter),
+                anchored, RP.c.id)}
+        if anchored:
+            streams.append((root, -1, None) for root in sorted(anchored))
+        if self.query.same_subtree:
+            streams.append(_parents_by_root(self._read(
+                sa.select(RP.c.root_provider_id, RP.c.id,
+                          RP.c.parent_provider_id)
+                .order_by(RP.c.root_provider_id, RP.c.id))))
+        read_by = self.read_by
+        if len(streams) == 1 and len(read_by) == 1:
+            for root, _, rows in streams[0]:
+                yield _tree(root, [rows], None, read_by)
+            return
+        merged = heapq.merge(*streams, key=operator.itemgetter(0))
+        for root, items in itertools.groupby(merged,
+                                             key=operator.itemgetter(0)):
+            own = [()] * len(read_by)
+            parents = None
+            for _, index, data in items:
+                if index >= 0:
+                    own[index] = data
+                elif index == -2:
+                    parents = data
+            yield _tree(root, own, parents, read_by)
+
+    def _group_rows(self, group):
+        # Not for the sharing providers' read: a few providers, found by
+        # their inventories.
+        stmt = statements.providers_first(group.stmt)
+        if self.root_filter is not None:
+            stmt = stmt.where(self.root_filter)
+        return self._read(stmt)
+
+    def _read(self, stmt):
+        """The rows of ``stmt`` (ordered by root first) as they are
+        consumed: paged when a limit may stop the reading early."""
+        if self.page is not None:
+            return self._paged(stmt)
+        result = self.conn.execute(stmt)
+        self.results.append(result)
+        return result.cursor
+
+    def _paged(self, stmt):
+        """The rows of ``stmt`` in pages of doubling size.  A page ends
+        inside a tree, so its last tree's rows are held back and the next
+        page starts at that root.  Each page is a statement of its own,
+        so several statements' pages can be read in turn on one
+        connection."""
+        size = self.page
+        start = None
+        while True:
+            page = stmt if start is None else stmt.where(
+                RP.c.root_provider_id >= start)
+            rows = fetch(self.conn, page.limit(size))
+            if len(rows) < size:
+                yield from rows
+                return
+            start = rows[-1][0]
+            end = len(rows)
+            while end and rows[end - 1][0] == start:
+                end -= 1
+            yield from rows[:end]
+            size *= 2
+
+    def close(self):
+        for result in self.results:
+            result.close()
+
+
+def _by_root(rows, index):
+    """(root, index, [ProviderRow, ...]): the rows of one tree at a time."""
+    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        yield root, index, list(group)
+
+
+def _parents_by_root(rows):
+    """(root, -2, {rp: parent}) per tree from (root, rp, parent) rows."""
+    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+        yield root, -2, {rp: parent for _, rp, parent in group}
+
+
+def _tree(root, own, parents, read_by):
+    """A candidate_search.Tree from the ProviderRow lists of the groups
+    that read (``own``, by group index; see RequestSearch.read_by)."""
+    limits = {}
+    masks = {}
+    members = []
+    for index, reader in enumerate(read_by):
+        if reader != index:
+            # Alike groups share one dict (never changed).
+            members.append(members[reader])
+            continue
+        for row in own[index]:
+            if row.limits or row.traits:
+                _note(row, limits, masks)
+        members.append({row.rp: row.fit for row in own[index]})
+    return candidate_search.Tree(root, members, limits, masks, parents)
+
+
+def _note(row, limits, masks):
+    """Copy a row's limits and trait mask into the dicts of the combiner."""
+    for rc, limit in row.limits.items():
+        limits[(row.rp, rc)] = limit
+    if row.traits:
+        masks[row.rp] = row.traits
+
+
+def fetch(conn, stmt):
+    """All rows of ``stmt`` as the driver's plain tuples: the columns read
+    here need no conversion, and building SQLAlchemy rows for tens of
+    thousands of them would cost more than the query."""
+    result = conn.execute(stmt)
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
+
+
+def rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
+    """Rows of ``stmt`` including those whose ``column`` is in ``ids``
+    (callers filter the others out); ``wrap`` turns the condition on
+    ``column`` into the statement's condition."""
+    low, high = min(ids), max(ids)
+    if high - low < DENSE * len(ids):
+        return fetch(conn, stmt.where(wrap(column.between(low, high))))
+    if len(ids) > SCAN:
+        return fetch(conn, stmt)
+    rows = []
+    for chunk in base.chunks(sorted(ids)):
+        rows += fetch(conn, stmt.where(wrap(column.in_(chunk))))
+    return rows

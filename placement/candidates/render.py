@@ -1,0 +1,83 @@
+"""All of GET /allocation_candidates' response JSON, in one place.
+
+Each candidate is encoded as it comes from the combiner, so a worker
+holds the answer as bytes, not as Python objects; the provider summaries
+follow once the candidates are known.  The bytes are those of encoding
+the whole answer at once (compact JSON, keys in insertion order).
+"""
+import orjson
+
+from placement import microversions
+
+
+class Rendering:
+    """The answer being written: ``add`` each candidate, then ``finish``
+    with the summaries of ``providers``."""
+
+    def __init__(self, version, rc_names, uuids):
+        self.dict_allocations = version >= microversions.DICT_ALLOCATIONS
+        self.with_mappings = version >= microversions.MAPPINGS
+        self.with_traits = version >= microversions.CANDIDATE_TRAITS
+        self.with_tree = version >= microversions.NESTED_CANDIDATES
+        self.rc_names = rc_names
+        self.uuids = uuids
+        self.parts = []
+        self.count = 0
+        self.providers = set()
+        # Candidates often share their amounts dicts (never changed while
+        # the answer is written): each is rendered once.
+        self._resources = {}
+
+    def _amounts(self, amounts):
+        found = self._resources.get(id(amounts))
+        if found is None:
+            names = self.rc_names
+            found = self._resources[id(amounts)] = (amounts, {
+                names[rc]: amount for rc, amount in amounts.items()})
+        return found[1]
+
+    def add(self, candidate):
+        """Write one candidate: (allocations {rp: {rc: amount}}, mappings
+        {suffix: (rp, ...)})."""
+        allocations, mappings = candidate
+        uuids = self.uuids
+        self.providers.update(allocations)
+        if self.dict_allocations:
+            body = {'allocations': {
+                uuids[rp]: {'resources': self._amounts(amounts)}
+                for rp, amounts in allocations.items()}}
+        else:
+            body = {'allocations': [
+                {'resource_provider': {'uuid': uuids[rp]},
+                 'resources': self._amounts(amounts)}
+                for rp, amounts in allocations.items()]}
+        if self.with_mappings:
+            body['mappings'] = {
+                suffix: [uuids[rp] for rp in providers]
+                for suffix, providers in mappings.items()}
+        self.parts.append(orjson.dumps(body))
+        self.count += 1
+
+    def map_only(self, candidate):
+        """Note the providers a candidate maps without allocating from
+        them (groups of traits or aggregates only): they are summarized
+        too."""
+        for providers in candidate[1].values():
+            self.providers.update(providers)
+
+    def finish(self, summaries):
+        """The whole body as a list of bytes, given ``summaries`` {rp:
+        (uuid, parent uuid, root uuid, resources, traits)}."""
+        head = [b'{"allocation_requests":[', b','.join(self.parts),
+                b'],"provider_summaries":{']
+        self.parts = None
+        entries = []
+        for uuid, parent, root, resources, traits in summaries.values():
+            summary = {'resources': resources}
+            if self.with_traits:
+                summary['traits'] = traits
+            if self.with_tree:
+                summary['parent_provider_uuid'] = parent
+                summary['root_provider_uuid'] = root
+            entries.append(orjson.dumps(uuid) + b':' + orjson.dumps(summary))
+        return head + [b','.join(entries), b'}}']

@@ -1,0 +1,162 @@
+"""The SQL of a request group: one statement built from its checks.
+
+Each database-specific trick has a name here that says what it is for.
+"""
+import sqlalchemy as sa
+
+from placement import tables
+from placement.candidates import checks as checks_mod
+from placement.objects import figures
+
+RP = tables.resource_providers
+INV = tables.inventories
+
+
+def walk_in_root_order(column, dialect):
+    """``column`` as an expression on SQLite: the planner then cannot
+    drive the statement from that column's own index (finding aggregate
+    members, or one class's inventories, and sorting them all before the
+    first row); it walks providers in root order instead, so rows stream
+    and a limit stops the scan early."""
+    return column + 0 if dialect == 'sqlite' else column
+
+
+def providers_first(stmt):
+    """MariaDB would scan the inventories of several classes and sort
+    the groups; joined providers first (by the root index) the rows come
+    in order and a LIMIT stops the scan."""
+    return (stmt.prefix_with('STRAIGHT_JOIN', dialect='mysql')
+            .prefix_with('STRAIGHT_JOIN', dialect='mariadb'))
+
+
+class Layout:
+    """The columns of a group's statement (see ``group_statement``): root,
+    rp, trait mask, class mask; then per class its summary figures; then
+    ``listed``, the number of inventories the provider's summary lists;
+    then, when ``limits`` (their first index) is not 0, per class (room,
+    max_unit); last the provider's uuid.  ``bits``: [(bit, rc)].
+
+    The summary figures of a class are its capacity and usage.  SQLite
+    computes the capacity as Python would (both in double precision);
+    MySQL and PostgreSQL store allocation_ratio in single precision, and
+    their drivers hand over its shortest decimal form, so the capacity is
+    computed here from (total, reserved, allocation_ratio, used).
+    """
+
+    def __init__(self, amounts, dialect, with_capacity):
+        self.bits = list(enumerate(amounts))
+        self.in_sql = dialect == 'sqlite'
+        self.width = 2 if self.in_sql else 4
+        self.listed = 4 + self.width * len(amounts)
+        self.limits = self.listed + 1 if with_capacity and amounts else 0
+
+    def columns(self, inventory, used):
+        """The summary figures of one class, as SQL expressions."""
+        if self.in_sql:
+            return [figures.capacity(inventory), used]
+        return [inventory.c.total, inventory.c.reserved,
+                inventory.c.allocation_ratio, used]
+
+    def figures(self, row, into):
+        """Add {rc: (capacity, used)} of the classes ``row`` serves to
+        ``into``."""
+        fit = int(row[3])
+        width = self.width
+        for bit, rc in self.bits:
+            if fit >> bit & 1:
+                at = 4 + width * bit
+                if self.in_sql:
+                    into[rc] = (row[at], row[at + 1])
+                else:
+                    total, reserved, ratio, used = row[at:at + 4]
+                    into[rc] = (figures.capacity_of(total, reserved, ratio),
+                                used)
+
+
+def group_statement(ids, stack, spread, amounts, layout, dialect,
+                    summary_classes=None):
+    """Rows (root, rp, trait mask, class mask, figures..., listed,
+    limits...) of the providers passing the group's filters and able to
+    serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
+    is the group's checks, ``layout`` (a Layout) says which columns.
+
+    Bit i of the class mask: the provider passes the resource checks of
+    the i-th class of ``amounts``; bit i of the trait mask (the
+    unsuffixed group, whose required traits spread over its providers):
+    it passes the i-th RequiredTraits check.  The figures of a class are
+    NULL where its bit is not set; ``listed`` counts the provider's
+    inventories (of ``summary_classes`` when given): the summaries need no
+    second read of a provider whose figures are all there.  With
+    ``layout.limits`` each row goes on with (room, max_unit) per class:
+    what is left of its capacity, and the largest single allocation.  A
+    group without amounts (traits or aggregates only) gets every provider
+    passing its filters, with a class mask of 0 (and -1 listed: it never
+    has them all).
+    """
+    site = checks_mod.Site(
+        RP.c.id, RP.c.root_provider_id,
+        member_rp=walk_in_root_order(RP.c.id, dialect),
+        member_root=walk_in_root_order(RP.c.root_provider_id, dialect))
+    where = [check.clause(ids, site)
+             for check in checks_mod.filters(stack, spread)]
+    order = (RP.c.root_provider_id, RP.c.id)
+    traits = sa.literal(0)
+    if spread:
+        required = [check for check in stack
+                    if isinstance(check, checks_mod.RequiredTraits)]
+        for bit, check in enumerate(required):
+            traits = traits + sa.case((check.clause(ids, site), 1 << bit),
+                                      else_=0)
+    if not amounts:
+        return (sa.select(*order, traits, sa.literal(0), sa.literal(-1),
+                          RP.c.uuid)
+                .where(*where).order_by(*order))
+    classes = list(amounts)
+    if len(amounts) == 1:
+        amount = sa.literal(amounts[classes[0]])
+    else:
+        amount = sa.case(amounts, value=INV.c.resource_class_id)
+    used = figures.used(INV)
+    site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
+                           used=used, amount=amount)
+    # HasInventory of every class is one IN list; the units and capacity
+    # conditions serve every class at once, the amount being a CASE over
+    # the class.
+    has_inventory = walk_in_root_order(INV.c.resource_class_id,
+                                       dialect).in_(sorted(amounts))
+    per_kind = {}
+    for check in stack:
+        if check.kind in ('units', 'capacity'):
+            per_kind.setdefault(check.kind, check)
+    where = [has_inventory, *(check.clause(ids, site)
+                              for check in per_kind.values()), *where]
+    # The trait mask depends on the grouped provider only, so it needs no
+    # aggregate (and is then computed once per provider, not per row).
+    columns = [*order, traits, sa.func.sum(sa.case(
+        {rc: 1 << bit for bit, rc in enumerate(classes)},
+        value=INV.c.resource_class_id))]
+    for rc in classes:
+        mine = INV.c.resource_class_id == rc
+        columns += [sa.func.max(sa.case((mine, column)))
+                    for column in layout.columns(INV, used)]
+    listed = INV.alias('listed')
+    count = sa.select(sa.func.count()).where(
+        listed.c.resource_provider_id == RP.c.id)
+    if summary_classes is not None:
+        count = count.where(listed.c.resource_class_id.in_(summary_classes))
+    columns.append(count.scalar_subquery())
+    if layout.limits:
+        room = figures.free(INV, used)
+        for rc in classes:
+            mine = INV.c.resource_class_id == rc
+            columns += [sa.func.max(sa.case((mine, room))),
+                        sa.func.max(sa.case((mine, INV.c.max_unit)))]
+    # An aggregate, not a grouping column: grouped by root and id only,
+    # MariaDB streams the groups in the order of the root index.
+    columns.append(sa.func.max(RP.c.uuid))
+    return (
+        sa.select(*columns)
+        .select_from(RP.join(INV, INV.c.resource_provider_id == RP.c.id))
+        .where(*where)
+        .group_by(*order)
+        .order_by(*order))

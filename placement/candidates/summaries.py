@@ -1,0 +1,135 @@
+"""The provider summaries of an answer: from the rows the group
+statements already read where those hold all a summary lists; the
+providers' places in their trees, their traits and any figures the rows
+lack in a few bulk reads.
+"""
+import sqlalchemy as sa
+
+from placement import microversions
+from placement import tables
+from placement.candidates import reader as reader_mod
+from placement.objects import figures
+
+RP = tables.resource_providers
+INV = tables.inventories
+RPT = tables.resource_provider_traits
+TRAITS = tables.traits
+
+
+def summaries(conn, search, ids):
+    """{rp: (uuid, parent uuid, root uuid, {rc name: {capacity, used}},
+    [trait name, ...] or None)} of the providers ``ids`` of an answer;
+    from 1.29 of every provider of their trees, before 1.27 with the
+    requested classes only, traits from 1.17."""
+    if not ids:
+        return {}
+    places = _places(conn, search.version, ids)
+    resources = _resources(conn, search, places)
+    traits = None
+    if search.version >= microversions.CANDIDATE_TRAITS:
+        traits = _traits(conn, places)
+    return {rp: (*place, resources[rp],
+                 None if traits is None else traits[rp])
+            for rp, place in places.items()}
+
+
+def _places(conn, version, ids):
+    """{rp: (uuid, parent uuid, root uuid)} of ``ids``, and from 1.29 of
+    every provider of their trees."""
+    stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
+                     RP.c.root_provider_id)
+    if version >= microversions.NESTED_CANDIDATES:
+        inner = RP.alias('inner')
+        rows = reader_mod.rows_for(
+            conn, stmt, ids, inner.c.id,
+            lambda clause: RP.c.root_provider_id.in_(
+                sa.select(inner.c.root_provider_id).where(clause)))
+        roots = {row[3] for row in rows if row[0] in ids}
+        rows = [row for row in rows if row[3] in roots]
+    else:
+        rows = [row for row in reader_mod.rows_for(conn, stmt, ids, RP.c.id)
+                if row[0] in ids]
+    uuids = {row[0]: row[1] for row in rows}
+    return {rp: (uuid, uuids.get(parent), uuids.get(root))
+            for rp, uuid, parent, root in rows}
+
+
+def _resources(conn, search, providers):
+    """{rp: {rc name: {capacity, used}}} of ``providers``: from the rows
+    the group statements read where those hold all that the summary
+    lists, else read here.  Inventories alike render alike, and the
+    rendering is only serialized: such providers share one dict, and
+    providers whose rows are alike share the whole summary."""
+    names = search.names.rc_names
+    rendered = {}
+
+    def render(per_class):
+        summary = {}
+        for rc in sorted(per_class):
+            found = per_class[rc]
+            shown = rendered.get(found)
+            if shown is None:
+                capacity, used = found
+                shown = rendered[found] = {'capacity': int(capacity),
+                                           'used': int(used or 0)}
+            summary[names[rc]] = shown
+        return summary
+
+    resources = {}
+    unread = {}
+    by_rows = {}
+    seen = list(enumerate(search.seen))
+    for rp in providers:
+        # What the rows say of a provider, without its id and tree.
+        key = tuple((number, row[3:layout.listed + 1])
+                    for number, (layout, rows) in seen
+                    for row in (rows.get(rp),) if row is not None)
+        summary = by_rows.get(key, False)
+        if summary is False:
+            per_class = {}
+            listed = None
+            for number, (layout, rows) in seen:
+                row = rows.get(rp)
+                if row is not None:
+                    listed = row[layout.listed]
+                    layout.figures(row, per_class)
+            summary = by_rows[key] = (
+                render(per_class) if len(per_class) == listed else None)
+        if summary is None:
+            unread[rp] = {}
+        else:
+            resources[rp] = summary
+    if unread:
+        stmt = sa.select(INV.c.resource_provider_id,
+                         INV.c.resource_class_id, INV.c.total,
+                         INV.c.reserved, INV.c.allocation_ratio,
+                         figures.used(INV))
+        if search.summary_classes is not None:
+            stmt = stmt.where(
+                INV.c.resource_class_id.in_(search.summary_classes))
+        for rp, rc, total, reserved, ratio, used in reader_mod.rows_for(
+                conn, stmt, unread, INV.c.resource_provider_id):
+            found = unread.get(rp)
+            if found is not None:
+                found[rc] = (figures.capacity_of(total, reserved, ratio),
+                             used)
+        for rp, per_class in unread.items():
+            resources[rp] = render(per_class)
+    return resources
+
+
+def _traits(conn, providers):
+    """{rp: [trait name, ...]} of ``providers`` in trait id order."""
+    traits = {rp: [] for rp in providers}
+    rows = reader_mod.rows_for(
+        conn, sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
+        .order_by(RPT.c.resource_provider_id, RPT.c.trait_id),
+        providers, RPT.c.resource_provider_id)
+    names = dict(reader_mod.fetch(
+        conn, sa.select(TRAITS.c.id, TRAITS.c.name)
+        .where(TRAITS.c.id.in_(sorted({row[1] for row in rows})))))
+    for rp, trait in rows:
+        found = traits.get(rp)
+        if found is not None:
+            found.append(names[trait])
+    return traits
