@@ -367,9 +367,11 @@ def test_explain(browser, server, client, cloud):
         'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'}).json()
     assert text_of(main, '#summary') == doc['summary']
     group = doc['groups'][0]
-    first = next(step for step in group['steps'] if step['removed'])
+    emptying = next(step for step in group['steps']
+                    if step['removed'] and not step['remaining'])
     funnel = main.find_element(By.CSS_SELECTOR, '.funnel[data-suffix=""]')
-    assert text_of(funnel, '[data-field=first-failing]') == first['check']
+    assert text_of(funnel, '[data-field=emptying-check]') == \
+        emptying['check']
     assert [text_of(r, '[data-field=check]') for r in funnel.find_elements(
         By.CSS_SELECTOR, 'tr.step')] == [s['check'] for s in group['steps']]
     assert len(main.find_elements(By.CSS_SELECTOR, '#nearest li')) == len(
@@ -387,10 +389,12 @@ def test_explain(browser, server, client, cloud):
     for group in doc['groups']:
         funnel = main.find_element(
             By.CSS_SELECTOR, '.funnel[data-suffix="%s"]' % group['suffix'])
-        failing = [s['check'] for s in group['steps'] if s['removed']]
+        # Marked only where a check leaves nothing (PCPU, not VCPU).
+        emptying = [s['check'] for s in group['steps']
+                    if s['removed'] and not s['remaining']]
         shown = funnel.find_elements(By.CSS_SELECTOR,
-                                     '[data-field=first-failing]')
-        assert [e.text for e in shown] == failing[:1]
+                                     '[data-field=emptying-check]')
+        assert [e.text for e in shown] == emptying[:1]
     assert len(doc['groups']) == 2
 
     # With candidates, the explanation is one click away.

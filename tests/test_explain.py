@@ -217,6 +217,72 @@ def test_sharing_provider_serves_a_tree(client, w):
     assert body['summary'].startswith('1 of 3 provider trees')
 
 
+# -- a small cloud, as a new user met it ----------------------------------------
+
+def small_cloud(w):
+    """Six computes with two NUMA nodes and an SR-IOV PF each; cn1-cn3
+    take their disk from a shared pool in aggregate A, cn4-cn6 have
+    their own."""
+    used = {'cn1': 40, 'cn2': 30, 'cn3': 50}
+    for number in range(1, 7):
+        name = 'cn%d' % number
+        inventory = {'VCPU': 128}
+        if number > 3:
+            inventory['DISK_GB'] = 500
+        w.add(name, inventory=inventory, used={'VCPU': used.get(name, 0)},
+              aggs={'A'} if number <= 3 else ())
+        for numa in range(2):
+            w.add('%s_numa%d' % (name, numa), parent=name,
+                  inventory={'MEMORY_MB': 65536})
+        w.add(name + '_pf', parent=name, inventory={'SRIOV_NET_VF': 8})
+    w.add('pool', inventory={'DISK_GB': 10000}, traits={SHARING},
+          aggs={'A'})
+
+
+def test_nearest_misses_count_the_sharing_providers_a_tree_draws_from(
+        client, w):
+    small_cloud(w)
+    body = explain(client, resources='VCPU:100,DISK_GB:20',
+                   member_of=w.aggs['A'][1])
+    assert body['candidates'] == 0
+    # The three computes of the pool miss on VCPU alone, then the computes
+    # outside the aggregate; the pool itself, with no VCPU, is farther.
+    assert [(n['name'], n['detail']) for n in body['nearest']] == [
+        ('cn2', 'VCPU: 98 free, 100 requested'),
+        ('cn1', 'VCPU: 88 free, 100 requested'),
+        ('cn3', 'VCPU: 78 free, 100 requested'),
+        ('cn4', 'not in the aggregate(s) (member_of=%s)' % w.aggs['A'][1]),
+        ('cn5', 'not in the aggregate(s) (member_of=%s)' % w.aggs['A'][1])]
+    assert {n['group'] for n in body['nearest']} == {''}
+
+
+def test_isolation_is_named_as_the_cause(client, w):
+    small_cloud(w)
+    body = explain(client, resources='VCPU:1', resources1='SRIOV_NET_VF:1',
+                   resources2='SRIOV_NET_VF:1', group_policy='isolate')
+    assert body['candidates'] == 0
+    # Every group keeps providers; one PF per tree cannot serve two
+    # isolated groups.
+    for group in body['groups']:
+        assert group['steps'][-1]['remaining'] > 0
+    spanning = ('combining groups (group_policy=isolate, capacity summed '
+                'across groups)')
+    assert combined(body)[spanning] == (6, 0)
+    assert body['summary'].startswith(
+        '0 of 7 provider trees can satisfy the request: 6 trees are left '
+        'without a candidate by ' + spanning + ';')
+
+
+def test_summary_names_providers_and_trees(client, w):
+    small_cloud(w)
+    with w.engine.begin() as conn:
+        w._trait(conn, 'CUSTOM_PLATINUM')
+    body = explain(client, resources='VCPU:1', required='CUSTOM_PLATINUM')
+    assert body['summary'] == (
+        "0 of 7 provider trees can satisfy the request: 25 providers lack "
+        "the required trait CUSTOM_PLATINUM; 7 trees cannot serve group ''.")
+
+
 # -- property test: the funnel against an oracle written from the rows -------
 
 NO_AGGREGATE = '00000000-0000-4000-8000-000000000000'

@@ -169,15 +169,17 @@ function explained(doc) {
 // The steps as a funnel: each bar is what remains after that check.
 function funnel(steps, considered, attrs, unit = 'providers') {
   const start = considered ?? (steps.length ? steps[0].removed + steps[0].remaining : 0);
-  const first = steps.find((step) => step.removed > 0);
+  // Marked as the cause only where a check leaves nothing: checks that
+  // merely narrow the field are not failures of the request.
+  const emptying = steps.find((step) => step.removed > 0 && step.remaining === 0);
   return h('div', {class: 'funnel', ...attrs},
     considered != null ? h('p', {'data-field': 'considered'}, `${fmt(considered)} ${unit} considered`) : null,
-    first ? h('p', {class: 'first-fail'}, 'First failing check: ',
-      h('strong', {'data-field': 'first-failing'}, first.check)) : null,
+    emptying ? h('p', {class: 'first-fail'}, 'Leaves nothing: ',
+      h('strong', {'data-field': 'emptying-check'}, emptying.check)) : null,
     h('div', {class: 'scroll'}, h('table', {class: 'steps'},
       h('thead', null, h('tr', null, h('th', null, 'Check'), h('th', {class: 'num'}, 'Removed'),
                          h('th', null, ''), h('th', {class: 'num'}, 'Remaining'))),
-      h('tbody', null, steps.map((step) => h('tr', {class: step === first ? 'step first' : 'step'},
+      h('tbody', null, steps.map((step) => h('tr', {class: step === emptying ? 'step first' : 'step'},
         h('th', {scope: 'row', 'data-field': 'check'}, step.check),
         h('td', {class: 'num', 'data-field': 'removed'}, step.removed ? `−${fmt(step.removed)}` : '0'),
         h('td', {class: 'bar-cell'}, h('meter', {min: 0, max: Math.max(start, 1), value: step.remaining,
