@@ -61,8 +61,8 @@ def test_capacity_names_the_nearest_and_the_largest_free(client, w):
         'resources=VCPU:4 (capacity)': (3, 1)}
     assert body['groups'][0]['considered'] == 4
     assert body['summary'] == (
-        '1 of 4 resource providers can satisfy the request: 3 providers lack capacity '
-        'for VCPU (largest free 3, requested 4).')
+        '1 of 4 resource providers can satisfy the request: 3 providers '
+        'lack capacity for VCPU (largest free 3, requested 4).')
     assert [(n['name'], n['check'], n['detail']) for n in body['nearest']] \
         == [('cn0', 'resources=VCPU:4 (capacity)', 'VCPU: 3 free, 4 requested'),
             ('cn1', 'resources=VCPU:4 (capacity)', 'VCPU: 2 free, 4 requested'),
@@ -83,9 +83,9 @@ def test_inventory_and_units(client, w):
         'resources=VCPU:4 (min_unit, max_unit, step_size)': (2, 1),
         'resources=VCPU:4 (capacity)': (0, 1)}
     assert body['summary'] == (
-        '1 of 4 resource providers can satisfy the request: 1 provider has no VCPU '
-        'inventory; 2 providers cannot take VCPU:4 in one allocation (min_unit, '
-        'max_unit, step_size).')
+        '1 of 4 resource providers can satisfy the request: 1 provider has '
+        'no VCPU inventory; 2 providers cannot take VCPU:4 in one '
+        'allocation (min_unit, max_unit, step_size).')
     details = {n['name']: n['detail'] for n in body['nearest']}
     assert details == {
         'disk': 'VCPU: no inventory',
@@ -102,18 +102,20 @@ def test_required_forbidden_and_any_of_traits(client, w):
     assert steps(body)['required=HW_CPU_X86_AVX2'] == (1, 2)
     assert body['candidates'] == 2
     assert body['summary'] == (
-        '2 of 3 resource providers can satisfy the request: 1 provider lacks the '
-        'required trait HW_CPU_X86_AVX2.')
+        '2 of 3 resource providers can satisfy the request: 1 provider '
+        'lacks the required trait HW_CPU_X86_AVX2.')
     assert [(n['name'], n['detail']) for n in body['nearest']] == [
         ('plain', 'lacks the trait(s) (required=HW_CPU_X86_AVX2)')]
     body = explain(client, resources='VCPU:1', required='!HW_CPU_X86_SSE')
     assert steps(body)['required=!HW_CPU_X86_SSE'] == (1, 2)
-    assert '1 provider has the forbidden trait HW_CPU_X86_SSE' in body['summary']
+    assert ('1 provider has the forbidden trait HW_CPU_X86_SSE'
+            in body['summary'])
     body = explain(client, resources='VCPU:1',
                    required='in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2')
     assert steps(body)['required=in:HW_CPU_X86_SSE,HW_CPU_X86_SSE2'] == (2, 1)
     assert body['candidates'] == 1
-    assert ('2 providers have none of the traits HW_CPU_X86_SSE, HW_CPU_X86_SSE2'
+    assert ('2 providers have none of the traits HW_CPU_X86_SSE, '
+            'HW_CPU_X86_SSE2'
             in body['summary'])
 
 
@@ -217,7 +219,7 @@ def test_sharing_provider_serves_a_tree(client, w):
     assert body['summary'].startswith('1 of 3 provider trees')
 
 
-# -- a small cloud, as a new user met it ----------------------------------------
+# -- a small cloud, as a new user met it ------------------------------------
 
 def small_cloud(w):
     """Six computes with two NUMA nodes and an SR-IOV PF each; cn1-cn3

@@ -28,9 +28,10 @@ def search(conn, query, version, explain=False):
 
 def combine(request, trees, conf):
     """The combiner's candidates over ``trees``, as many as configured."""
-    generated = candidate_search.candidates(
-        request, trees, breadth_first=conf.allocation_candidates_generation_strategy
-        == 'breadth-first' and conf.max_allocation_candidates > 0)
+    breadth_first = (
+        conf.allocation_candidates_generation_strategy == 'breadth-first'
+        and conf.max_allocation_candidates > 0)
+    generated = candidate_search.candidates(request, trees, breadth_first)
     if conf.max_allocation_candidates > 0:
         generated = itertools.islice(generated, conf.max_allocation_candidates)
     return generated
