@@ -28,6 +28,7 @@ from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
+ALLOC = tables.allocations
 
 NEAREST = 5
 # How near a miss is when it is not a capacity shortfall (those rank by
@@ -70,12 +71,26 @@ def census(conn, reading, query):
                       for rc in group.resources})
     joined = RP
     inventories = {}
+    # Every provider is read: the usage of the classes is summed once,
+    # not looked up per inventory row.
+    usage = (sa.select(ALLOC.c.resource_provider_id,
+                       ALLOC.c.resource_class_id,
+                       sa.func.sum(ALLOC.c.used).label('used'))
+             .where(ALLOC.c.resource_class_id.in_(
+                 sorted(names.rc[rc] for rc in classes)))
+             .group_by(ALLOC.c.resource_provider_id,
+                       ALLOC.c.resource_class_id)
+             .subquery('usage'))
     for number, rc in enumerate(classes):
         inv = INV.alias('inv_%d' % number)
+        used = usage.alias('used_%d' % number)
         joined = joined.outerjoin(inv, sa.and_(
             inv.c.resource_provider_id == RP.c.id,
-            inv.c.resource_class_id == names.rc[rc]))
-        inventories[rc] = (inv, figures.used(inv))
+            inv.c.resource_class_id == names.rc[rc])).outerjoin(
+            used, sa.and_(
+                used.c.resource_provider_id == RP.c.id,
+                used.c.resource_class_id == names.rc[rc]))
+        inventories[rc] = (inv, used.c.used)
     plain = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
     root = checks_mod.root_required(query)
     columns = [RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,

@@ -31,7 +31,10 @@ def _answer(req, ctx, version, parsed, phases):
     with phases.searching():
         answer = ctx.database.read(_search, ctx, parsed, version)
     with phases.rendering():
-        response = util.encoded_json_response(req, b''.join(answer.parts))
+        response = util.encoded_json_response(req, b'')
+        # Sent part by part: the answer is never copied into one string.
+        response.app_iter = answer.parts
+        response.content_length = sum(len(part) for part in answer.parts)
     return response, answer.count
 
 
