@@ -48,6 +48,21 @@ SCAN = 5000
 # The limits of a row without any (shared, never changed).
 NO_LIMITS = {}
 
+# The sharing providers (with a trait, given later) and the roots of the
+# trees with a provider in one of their aggregates.  Built once: aliases
+# cost more to set up than the statement to run.
+_MEMBER = RP.alias('member')
+_MINE = RPA.alias('mine')
+_THEIRS = RPA.alias('theirs')
+_SERVED = (
+    sa.select(RPT.c.resource_provider_id, _MEMBER.c.root_provider_id)
+    .select_from(
+        RPT.join(_MINE, _MINE.c.resource_provider_id
+                 == RPT.c.resource_provider_id)
+        .join(_THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
+        .join(_MEMBER, _MEMBER.c.id == _THEIRS.c.resource_provider_id))
+    .distinct())
+
 
 class ProviderRow(typing.NamedTuple):
     """A row of a group's statement: a provider of the tree of ``root``
@@ -162,20 +177,9 @@ class RequestSearch:
     def _served(self):
         """{sharing provider: {roots of the trees it serves}}: every tree
         with a provider in one of its aggregates."""
-        member = RP.alias('member')
-        mine = RPA.alias('mine')
-        theirs = RPA.alias('theirs')
         served = {}
-        statement = (
-            sa.select(RPT.c.resource_provider_id, member.c.root_provider_id)
-            .select_from(
-                RPT.join(mine, mine.c.resource_provider_id
-                         == RPT.c.resource_provider_id)
-                .join(theirs, theirs.c.aggregate_id == mine.c.aggregate_id)
-                .join(member, member.c.id == theirs.c.resource_provider_id))
-            .where(RPT.c.trait_id
-                   == self.names.trait[names_mod.SHARING_TRAIT])
-            .distinct())
+        statement = _SERVED.where(
+            RPT.c.trait_id == self.names.trait[names_mod.SHARING_TRAIT])
         for rp, root in fetch(self.conn, statement):
             served.setdefault(rp, set()).add(root)
         return served

@@ -10,6 +10,18 @@ from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
+# The inventories a provider's summary lists, counted (built once).
+_LISTED = INV.alias('listed')
+_NAMED = RP.alias('named')
+
+
+def _uuid_of(rp_id):
+    """A provider's uuid, looked up by id: read from the providers
+    themselves, it would keep MariaDB from walking them in the order of
+    the root index alone (a covering index), so it would read them all
+    and sort them before the first row."""
+    return (sa.select(_NAMED.c.uuid).where(_NAMED.c.id == rp_id)
+            .scalar_subquery())
 
 
 def walk_in_root_order(column, dialect):
@@ -109,7 +121,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
                                       else_=0)
     if not amounts:
         return (sa.select(*order, traits, sa.literal(0), sa.literal(-1),
-                          RP.c.uuid)
+                          _uuid_of(RP.c.id))
                 .where(*where).order_by(*order))
     classes = list(amounts)
     if len(amounts) == 1:
@@ -139,11 +151,10 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         mine = INV.c.resource_class_id == rc
         columns += [sa.func.max(sa.case((mine, column)))
                     for column in layout.columns(INV, used)]
-    listed = INV.alias('listed')
     count = sa.select(sa.func.count()).where(
-        listed.c.resource_provider_id == RP.c.id)
+        _LISTED.c.resource_provider_id == RP.c.id)
     if summary_classes is not None:
-        count = count.where(listed.c.resource_class_id.in_(summary_classes))
+        count = count.where(_LISTED.c.resource_class_id.in_(summary_classes))
     columns.append(count.scalar_subquery())
     if layout.limits:
         room = figures.free(INV, used)
@@ -151,9 +162,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
             mine = INV.c.resource_class_id == rc
             columns += [sa.func.max(sa.case((mine, room))),
                         sa.func.max(sa.case((mine, INV.c.max_unit)))]
-    # An aggregate, not a grouping column: grouped by root and id only,
-    # MariaDB streams the groups in the order of the root index.
-    columns.append(sa.func.max(RP.c.uuid))
+    columns.append(_uuid_of(RP.c.id))
     return (
         sa.select(*columns)
         .select_from(RP.join(INV, INV.c.resource_provider_id == RP.c.id))

@@ -14,6 +14,8 @@ RP = tables.resource_providers
 INV = tables.inventories
 RPT = tables.resource_provider_traits
 TRAITS = tables.traits
+# The providers of the answer, whose trees are summarized (built once).
+_INNER = RP.alias('inner')
 
 
 def summaries(conn, search, ids):
@@ -39,11 +41,10 @@ def _places(conn, version, ids):
     stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
                      RP.c.root_provider_id)
     if version >= microversions.NESTED_CANDIDATES:
-        inner = RP.alias('inner')
         rows = reader_mod.rows_for(
-            conn, stmt, ids, inner.c.id,
+            conn, stmt, ids, _INNER.c.id,
             lambda clause: RP.c.root_provider_id.in_(
-                sa.select(inner.c.root_provider_id).where(clause)))
+                sa.select(_INNER.c.root_provider_id).where(clause)))
         roots = {row[3] for row in rows if row[0] in ids}
         rows = [row for row in rows if row[3] in roots]
     else:
