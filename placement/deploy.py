@@ -54,6 +54,7 @@ def build_app(conf, database):
         app = metrics.MetricsEndpoint(app, database, conf)
     # The API's description is public, like GET /.
     app = openapi.OpenAPIEndpoint(app)
+    app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
     app = middleware.MicroversionMiddleware(app)
     if conf.api.console:
         # Outside authentication: the page loads before it has a token.

@@ -7,6 +7,8 @@ middleware renders it as the upstream error document
 ``{"errors": [{status, title, detail, code, request_id}]}`` (JSON unless
 the client explicitly prefers another type).
 """
+import collections
+import copy
 import functools
 
 import webob.exc
@@ -33,6 +35,51 @@ CAPACITY = 'capacity'
 CONCURRENT = 'concurrent_update'
 OTHER_CONFLICT = 'other'
 
+# An error text quotes at most about this many characters of the input it
+# refuses: a body with a megabyte-long name must not come back (twice, in
+# a schema error) as a two-megabyte answer.
+QUOTE_LIMIT = 300
+# And no detail is longer, whatever it quotes; upstream's schema errors on
+# input of normal size reach 11 kB (the schema they print).
+DETAIL_LIMIT = 16 * 1024
+
+
+def shorten(text, limit=QUOTE_LIMIT):
+    """``text``, or when longer than ``limit`` its start and its end
+    around ' ... ': the end keeps the words after a quoted value ("is too
+    long")."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    return text[:limit - tail - 5] + ' ... ' + text[-tail:]
+
+
+class _Shortened:
+    """A value an error text shows by its shortened ``repr()``."""
+
+    def __init__(self, text):
+        self.text = shorten(text)
+
+    def __repr__(self):
+        return self.text
+
+
+def _quoted(value):
+    text = repr(value)
+    return value if len(text) <= QUOTE_LIMIT else _Shortened(text)
+
+
+def schema_violation(error):
+    """What ``str(error)`` says of a jsonschema ``error`` (upstream's
+    text), with each piece of input it quotes shortened: the message, the
+    path to the refused value and the value itself."""
+    short = copy.copy(error)
+    short.message = shorten(error.message)
+    short.instance = _quoted(error.instance)
+    short.relative_path = collections.deque(
+        _quoted(key) for key in error.relative_path)
+    return str(short)
+
 
 def json_error_formatter(body, status, title, environ, code=DEFAULT,
                          extra=None):
@@ -57,6 +104,8 @@ def http_error(exc_class, detail=None, code=None, extra=None, **kwargs):
     Only the middleware calls this, to render a ``PlacementError`` or a
     webob exception raised by a library; everything else raises.
     """
+    if detail is not None:
+        detail = shorten(detail, DETAIL_LIMIT)
     return exc_class(detail, json_formatter=functools.partial(
         json_error_formatter, code=code or DEFAULT, extra=extra), **kwargs)
 
@@ -117,6 +166,10 @@ class Conflict(PlacementError):
 
 class UnsupportedMediaType(PlacementError):
     status = webob.exc.HTTPUnsupportedMediaType
+
+
+class RequestTooLarge(PlacementError):
+    status = webob.exc.HTTPRequestEntityTooLarge
 
 
 class ServiceUnavailable(PlacementError):
