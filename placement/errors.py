@@ -34,6 +34,15 @@ CONSUMER_GENERATION = 'consumer_generation'
 CAPACITY = 'capacity'
 CONCURRENT = 'concurrent_update'
 OTHER_CONFLICT = 'other'
+CONFLICT_KINDS = (PROVIDER_GENERATION, CONSUMER_GENERATION, CAPACITY,
+                  CONCURRENT, OTHER_CONFLICT)
+
+# Why a transaction ran again, as the metrics count retries: a lost
+# compare-and-swap, the database's deadlock or serialization check, a
+# connection that died in use (reads only).
+LOST_RACE = 'lost_race'
+DEADLOCK = 'deadlock'
+CONNECTION_LOST = 'connection_lost'
 
 # An error text quotes at most about this many characters of the input it
 # refuses: a body with a megabyte-long name must not come back (twice, in
@@ -173,7 +182,7 @@ class RequestTooLarge(PlacementError):
 
 
 class ServiceUnavailable(PlacementError):
-    """The database cannot answer; ``reason`` 'connection_lost' when the
+    """The database cannot answer; ``reason`` CONNECTION_LOST when the
     connection died in use (a read may run again on a new one)."""
     status = webob.exc.HTTPServiceUnavailable
 
@@ -186,10 +195,10 @@ class RetryableConflict(Conflict):
     """A write lost a race; ``Database.write`` runs it again.
 
     ``reason`` tells the metrics what was lost: a compare-and-swap
-    (``lost_race``) or the database's own deadlock or serialization check
-    (``deadlock``).
+    (LOST_RACE) or the database's own deadlock or serialization check
+    (DEADLOCK).
     """
 
-    def __init__(self, detail, code=CONCURRENT_UPDATE, reason='lost_race'):
+    def __init__(self, detail, code=CONCURRENT_UPDATE, reason=LOST_RACE):
         super().__init__(detail, code, kind=CONCURRENT)
         self.reason = reason

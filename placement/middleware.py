@@ -128,6 +128,8 @@ class MicroversionMiddleware:
         try:
             version = microversion.parse(req.headers)
         except errors.PlacementError as exc:
+            req.environ[environ_keys.ROUTE] = (
+                environ_keys.REFUSED_BY_MICROVERSION)
             response = error_response(req, exc)
         else:
             req.environ[environ_keys.MICROVERSION] = version
@@ -168,6 +170,7 @@ class BodySizeLimit:
         return self.application(environ, start_response)
 
     def _refuse(self, environ):
+        environ[environ_keys.ROUTE] = environ_keys.REFUSED_BY_BODY_SIZE
         raise errors.RequestTooLarge(
             'The request body is larger than the %d bytes this service '
             'accepts.' % self.limit)
