@@ -6,8 +6,9 @@ the route map (``router.ROUTES``) and the apps in front of it
 (``microversion.since``), the versions from the registry
 (``microversions``), the policy rule of each operation from ``policy.py``,
 and the request and response schemas from the ``OPERATIONS`` of
-``schemas/<resource>.py``, the same objects the handlers validate with.  Where something changes with the microversion, the
-document lists the alternatives, each marked with the versions it covers:
+``schemas/<resource>.py``, the same objects the handlers validate with.
+Where something changes with the microversion, the document lists the
+alternatives, each marked with the versions it covers:
 ``"x-openstack": {"min-ver": "1.14", "max-ver": "1.19"}``.
 
 ``GET /openapi.json`` serves it, without a token, like ``GET /``.
