@@ -10,7 +10,9 @@ import logging
 from keystoneauth1 import exceptions as ks_exceptions
 from keystonemiddleware import auth_token
 import webob.dec
+import webob.exc
 
+from placement import environ_keys
 from placement import errors
 
 LOG = logging.getLogger(__name__)
@@ -26,6 +28,11 @@ def _is_root(environ):
     return environ.get('PATH_INFO', '') in ('', '/')
 
 
+def _refused(environ):
+    """Label the request, for the metrics, as refused here."""
+    environ[environ_keys.ROUTE] = environ_keys.REFUSED_BY_AUTH
+
+
 class NoAuthMiddleware:
 
     def __init__(self, application):
@@ -39,6 +46,7 @@ class NoAuthMiddleware:
         # An empty token names a user without roles, whom the policy
         # refuses (403); only a missing one is unauthenticated.
         if token is None:
+            _refused(req.environ)
             raise errors.Unauthorized('No X-Auth-Token header was provided.')
         user_id, _sep, project_id = token.partition(':')
         project_id = project_id or user_id
@@ -72,11 +80,22 @@ class KeystoneMiddleware(auth_token.AuthProtocol):
         if _is_root(environ):
             return self._unauthenticated_app(environ, start_response)
         if self._unconfigured:
+            _refused(environ)
             raise errors.ServiceUnavailable(NOT_CONFIGURED)
         try:
             return super().__call__(environ, start_response)
         except ks_exceptions.ClientException as exc:
             LOG.error('cannot validate tokens with keystone: %s', exc)
+            _refused(environ)
             raise errors.ServiceUnavailable(
                 'The identity service could not validate the token.'
             ) from None
+
+    def process_request(self, request):
+        # auth_token refuses a missing or invalid token by raising its own
+        # 401, which it answers itself.
+        try:
+            return super().process_request(request)
+        except webob.exc.HTTPUnauthorized:
+            _refused(request.environ)
+            raise

@@ -233,7 +233,7 @@ def _read_may_recover(exc):
     (SQLAlchemy invalidated it): a fresh one may well work.  A database
     that refuses connections is a 503 at once."""
     return _lost_race(exc) or (isinstance(exc, errors.ServiceUnavailable)
-                               and exc.reason == 'connection_lost')
+                               and exc.reason == errors.CONNECTION_LOST)
 
 
 # What a driver error means, by the error code the driver reports (never
@@ -329,9 +329,10 @@ def _raise_translated(dialect, driver_error, invalidated):
     if meaning == RETRY:
         raise errors.RetryableConflict(
             'The database reported a conflicting concurrent update.',
-            reason='deadlock') from None
+            reason=errors.DEADLOCK) from None
     if invalidated or meaning == UNAVAILABLE:
         LOG.warning('database unavailable: %s', driver_error)
         raise errors.ServiceUnavailable(
             'The placement database is unavailable; try again shortly.',
-            reason='connection_lost' if invalidated else None) from None
+            reason=errors.CONNECTION_LOST if invalidated else None
+        ) from None

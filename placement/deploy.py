@@ -5,10 +5,12 @@ import sys
 from oslo_middleware import cors
 
 from placement import auth
+from placement import capacity_gauges
 from placement import console
 from placement import conf as placement_conf
 from placement import db
 from placement import metrics
+from placement import metrics_wsgi
 from placement import middleware
 from placement import openapi
 from placement import openapi_check
@@ -41,9 +43,10 @@ def build_app(conf, database):
     enabled = conf.metrics.enabled
     if enabled:
         metrics.instrument(database.engine)
+        gauges = [capacity_gauges.CapacityGauges(database, conf.metrics)]
     app = router.Router()
     if enabled and conf.metrics.require_auth:
-        app = metrics.MetricsEndpoint(app, database, conf)
+        app = metrics_wsgi.MetricsEndpoint(app, conf, gauges)
     app = middleware.ContextMiddleware(app, database, enforcer, conf)
     if conf.api.auth_strategy == 'noauth2':
         app = auth.NoAuthMiddleware(app)
@@ -51,9 +54,10 @@ def build_app(conf, database):
         app = auth.KeystoneMiddleware(app, conf)
     if enabled and not conf.metrics.require_auth:
         # In front of authentication: a scraper sends no token.
-        app = metrics.MetricsEndpoint(app, database, conf)
+        app = metrics_wsgi.MetricsEndpoint(app, conf, gauges)
     # The API's description is public, like GET /.
     app = openapi.OpenAPIEndpoint(app)
+    app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
     app = middleware.MicroversionMiddleware(app)
     if conf.api.console:
         # Outside authentication: the page loads before it has a token.
@@ -62,7 +66,7 @@ def build_app(conf, database):
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
     if enabled:
-        app = metrics.RequestMetrics(app)
+        app = metrics_wsgi.RequestMetrics(app, conf)
     if openapi_check.enabled():
         # Test and conformance runs: a response that breaks the OpenAPI
         # document becomes a 500 naming the mismatch.

@@ -13,7 +13,12 @@ MICROVERSION = 'placement.microversion'
 # middleware.ContextMiddleware: the RequestContext handlers work with.
 CONTEXT = 'placement.context'
 # router.Router (or the endpoint that answered): the route template, for
-# the metrics.
+# the metrics; for a request refused before routing, which layer refused
+# it (a REFUSED_BY_* value).
 ROUTE = 'placement.route'
+REFUSED_BY_AUTH = 'refused:auth'
+REFUSED_BY_MICROVERSION = 'refused:microversion'
+REFUSED_BY_CONTENT_TYPE = 'refused:content_type'
+REFUSED_BY_BODY_SIZE = 'refused:body_size'
 # middleware.error_response: what a 409 was about (errors.Conflict.kind).
 CONFLICT_KIND = 'placement.conflict_kind'

@@ -7,6 +7,8 @@ middleware renders it as the upstream error document
 ``{"errors": [{status, title, detail, code, request_id}]}`` (JSON unless
 the client explicitly prefers another type).
 """
+import collections
+import copy
 import functools
 
 import webob.exc
@@ -32,6 +34,60 @@ CONSUMER_GENERATION = 'consumer_generation'
 CAPACITY = 'capacity'
 CONCURRENT = 'concurrent_update'
 OTHER_CONFLICT = 'other'
+CONFLICT_KINDS = (PROVIDER_GENERATION, CONSUMER_GENERATION, CAPACITY,
+                  CONCURRENT, OTHER_CONFLICT)
+
+# Why a transaction ran again, as the metrics count retries: a lost
+# compare-and-swap, the database's deadlock or serialization check, a
+# connection that died in use (reads only).
+LOST_RACE = 'lost_race'
+DEADLOCK = 'deadlock'
+CONNECTION_LOST = 'connection_lost'
+
+# An error text quotes at most about this many characters of the input it
+# refuses: a body with a megabyte-long name must not come back (twice, in
+# a schema error) as a two-megabyte answer.
+QUOTE_LIMIT = 300
+# And no detail is longer, whatever it quotes; upstream's schema errors on
+# input of normal size reach 11 kB (the schema they print).
+DETAIL_LIMIT = 16 * 1024
+
+
+def shorten(text, limit=QUOTE_LIMIT):
+    """``text``, or when longer than ``limit`` its start and its end
+    around ' ... ': the end keeps the words after a quoted value ("is too
+    long")."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    return text[:limit - tail - 5] + ' ... ' + text[-tail:]
+
+
+class _Shortened:
+    """A value an error text shows by its shortened ``repr()``."""
+
+    def __init__(self, text):
+        self.text = shorten(text)
+
+    def __repr__(self):
+        return self.text
+
+
+def _quoted(value):
+    text = repr(value)
+    return value if len(text) <= QUOTE_LIMIT else _Shortened(text)
+
+
+def schema_violation(error):
+    """What ``str(error)`` says of a jsonschema ``error`` (upstream's
+    text), with each piece of input it quotes shortened: the message, the
+    path to the refused value and the value itself."""
+    short = copy.copy(error)
+    short.message = shorten(error.message)
+    short.instance = _quoted(error.instance)
+    short.relative_path = collections.deque(
+        _quoted(key) for key in error.relative_path)
+    return str(short)
 
 
 def json_error_formatter(body, status, title, environ, code=DEFAULT,
@@ -57,6 +113,8 @@ def http_error(exc_class, detail=None, code=None, extra=None, **kwargs):
     Only the middleware calls this, to render a ``PlacementError`` or a
     webob exception raised by a library; everything else raises.
     """
+    if detail is not None:
+        detail = shorten(detail, DETAIL_LIMIT)
     return exc_class(detail, json_formatter=functools.partial(
         json_error_formatter, code=code or DEFAULT, extra=extra), **kwargs)
 
@@ -119,8 +177,12 @@ class UnsupportedMediaType(PlacementError):
     status = webob.exc.HTTPUnsupportedMediaType
 
 
+class RequestTooLarge(PlacementError):
+    status = webob.exc.HTTPRequestEntityTooLarge
+
+
 class ServiceUnavailable(PlacementError):
-    """The database cannot answer; ``reason`` 'connection_lost' when the
+    """The database cannot answer; ``reason`` CONNECTION_LOST when the
     connection died in use (a read may run again on a new one)."""
     status = webob.exc.HTTPServiceUnavailable
 
@@ -133,10 +195,10 @@ class RetryableConflict(Conflict):
     """A write lost a race; ``Database.write`` runs it again.
 
     ``reason`` tells the metrics what was lost: a compare-and-swap
-    (``lost_race``) or the database's own deadlock or serialization check
-    (``deadlock``).
+    (LOST_RACE) or the database's own deadlock or serialization check
+    (DEADLOCK).
     """
 
-    def __init__(self, detail, code=CONCURRENT_UPDATE, reason='lost_race'):
+    def __init__(self, detail, code=CONCURRENT_UPDATE, reason=LOST_RACE):
         super().__init__(detail, code, kind=CONCURRENT)
         self.reason = reason

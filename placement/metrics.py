@@ -1,4 +1,4 @@
-"""Prometheus metrics: what is counted, and ``GET /metrics``.
+"""Prometheus metrics: what is counted, and the hooks that count it.
 
 Counters and histograms live in each process.  Under ``placement-api``
 (gunicorn) every worker writes them to memory-mapped files in a directory
@@ -9,39 +9,32 @@ when gunicorn replaces one.  Without that variable (e.g. mod_wsgi) a scrape
 reports the answering process only.  Updates take prometheus_client's lock,
 so threaded workers are safe too.
 
-Capacity figures are not counted but computed by SQL at scrape time (see
-``objects/capacity.py``) and reused for ``[metrics] cache_seconds``.
-
 The hooks below (``count_retry``, ``checkout_waited``, ...) do nothing until
 ``configure()`` has run, so code that calls them needs no configuration.
+This module reads no database (``db.py`` imports it): the request
+middleware and ``GET /metrics`` are in ``metrics_wsgi.py``, the capacity
+figures in ``capacity_gauges.py``.
 """
 import contextlib
 import os
 import threading
 import time
 
-from prometheus_client import core
-from prometheus_client import exposition
 from prometheus_client import multiprocess
 from prometheus_client import values
 import prometheus_client as prom
 from sqlalchemy import event
-import webob
-import webob.dec
-import webob.exc
 
-from placement import environ_keys
 from placement import errors
-from placement.objects import capacity
 
 MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
-UNMATCHED = 'unmatched'
-PATH = '/metrics'
-POLICY = 'placement:metrics'
-# Methods outside this set share one label value: labels stay bounded
-# whatever a client sends.
-METHODS = frozenset(('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE',
-                     'OPTIONS'))
+# The label values of the counters, each series created up front: a
+# scrape shows every one of them, at zero until it happens.
+RETRY_REASONS = {
+    'write': (errors.LOST_RACE, errors.DEADLOCK),
+    'read': (errors.DEADLOCK, errors.CONNECTION_LOST),
+}
+PHASES = ('database', 'combining', 'rendering')
 
 
 class _Metrics:
@@ -95,6 +88,13 @@ class _Metrics:
             'Time to obtain a database connection from the pool.',
             buckets=(.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5,
                      1, 2.5, 5, 10, float('inf')), **reg)
+        for kind in errors.CONFLICT_KINDS:
+            self.conflicts.labels(kind)
+        for kind, reasons in RETRY_REASONS.items():
+            for reason in reasons:
+                self.retries[kind].labels(reason)
+        for phase in PHASES:
+            self.candidates_phase.labels(phase)
 
 
 _metrics = None
@@ -202,145 +202,3 @@ class CandidatePhases:
         _metrics.candidates.observe(count)
         if not count:
             _metrics.candidates_empty.inc()
-
-
-# -- middleware and endpoint -------------------------------------------------
-
-class RequestMetrics:
-    """Count every request by method, route template and status."""
-
-    def __init__(self, application):
-        self.application = application
-        self.metrics = configure()
-
-    def __call__(self, environ, start_response):
-        started = time.perf_counter()
-        seen = {}
-
-        def _start_response(status, headers, exc_info=None):
-            seen['status'] = status.split(None, 1)[0]
-            return start_response(status, headers, exc_info)
-
-        try:
-            return self.application(environ, _start_response)
-        finally:
-            method = environ.get('REQUEST_METHOD')
-            if method not in METHODS:
-                method = 'other'
-            route = environ.get(environ_keys.ROUTE, UNMATCHED)
-            status = seen.get('status', '500')
-            metrics = self.metrics
-            metrics.requests.labels(method, route, status).inc()
-            metrics.duration.labels(method, route).observe(
-                time.perf_counter() - started)
-            if status == '409':
-                metrics.conflicts.labels(
-                    environ.get(environ_keys.CONFLICT_KIND,
-                                errors.OTHER_CONFLICT)
-                ).inc()
-
-
-class MetricsEndpoint:
-    """Answer ``GET /metrics``; pass every other request on.
-
-    Placed behind the auth middleware when ``[metrics] require_auth`` (the
-    caller then needs the ``placement:metrics`` rule), in front of it
-    otherwise.
-    """
-
-    def __init__(self, application, database, conf):
-        self.application = application
-        self.require_auth = conf.metrics.require_auth
-        self.registry = core.CollectorRegistry(auto_describe=False)
-        if multiprocess_dir():
-            multiprocess.MultiProcessCollector(self.registry,
-                                               path=multiprocess_dir())
-        else:
-            self.registry.register(_Forward(configure().registry))
-        self.registry.register(_CapacityCollector(database, conf.metrics))
-
-    def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') != PATH:
-            return self.application(environ, start_response)
-        environ[environ_keys.ROUTE] = PATH
-        return self._scrape(environ, start_response)
-
-    @webob.dec.wsgify
-    def _scrape(self, req):
-        if req.method != 'GET':
-            raise errors.http_error(webob.exc.HTTPMethodNotAllowed,
-                                    headers=[('Allow', 'GET')])
-        if self.require_auth:
-            # Inside the context middleware: the token was checked.
-            req.environ[environ_keys.CONTEXT].can(POLICY)
-        return webob.Response(
-            body=exposition.generate_latest(self.registry),
-            headerlist=[('Content-Type', exposition.CONTENT_TYPE_LATEST)])
-
-
-class _Forward:
-    """This process's own metrics (no multiprocess directory)."""
-
-    def __init__(self, registry):
-        self.registry = registry
-
-    def collect(self):
-        return self.registry.collect()
-
-
-class _CapacityCollector:
-    """Cloud-wide (and optionally per provider) capacity and usage."""
-
-    def __init__(self, database, conf):
-        self.database = database
-        self.cache_seconds = conf.cache_seconds
-        self.per_provider = conf.per_provider
-        self.lock = threading.Lock()
-        self.cached = None
-        self.expires = 0.0
-
-    def collect(self):
-        with self.lock:
-            now = time.monotonic()
-            if self.cached is None or now >= self.expires:
-                self.cached = list(self._families())
-                self.expires = now + self.cache_seconds
-            return self.cached
-
-    def _families(self):
-        totals, providers = self.database.read(capacity.snapshot,
-                                               self.per_provider)
-        cap = core.GaugeMetricFamily(
-            'placement_capacity',
-            'Capacity of all inventories: (total - reserved) * '
-            'allocation_ratio, summed per resource class.',
-            labels=['resource_class'])
-        usage = core.GaugeMetricFamily(
-            'placement_usage', 'Allocated amounts per resource class.',
-            labels=['resource_class'])
-        for name, (class_capacity, used) in sorted(totals.classes.items()):
-            cap.add_metric([name], class_capacity)
-            usage.add_metric([name], used)
-        yield cap
-        yield usage
-        yield core.GaugeMetricFamily(
-            'placement_resource_providers', 'Resource providers.',
-            value=totals.providers)
-        yield core.GaugeMetricFamily(
-            'placement_consumers', 'Consumers holding allocations.',
-            value=totals.consumers)
-        if providers is None:
-            return
-        cap = core.GaugeMetricFamily(
-            'placement_provider_capacity',
-            'Capacity of one provider per resource class.',
-            labels=['provider', 'resource_class'])
-        usage = core.GaugeMetricFamily(
-            'placement_provider_usage',
-            'Allocated amounts of one provider per resource class.',
-            labels=['provider', 'resource_class'])
-        for (uuid, name), (class_capacity, used) in providers:
-            cap.add_metric([uuid, name], class_capacity)
-            usage.add_metric([uuid, name], used)
-        yield cap
-        yield usage

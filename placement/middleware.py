@@ -3,9 +3,11 @@
 * ``RequestLog``: request id, one access-log line per request.
 * ``FaultWrapper``: every error becomes the upstream JSON error document.
 * ``MicroversionMiddleware``: negotiates the version, stamps the response.
+* ``BodySizeLimit``: a 413 for a body over ``[api] max_request_body_size``.
 * ``ContextMiddleware``: builds the RequestContext from auth headers.
 """
 import functools
+import io
 import logging
 import time
 import uuid
@@ -126,6 +128,8 @@ class MicroversionMiddleware:
         try:
             version = microversion.parse(req.headers)
         except errors.PlacementError as exc:
+            req.environ[environ_keys.ROUTE] = (
+                environ_keys.REFUSED_BY_MICROVERSION)
             response = error_response(req, exc)
         else:
             req.environ[environ_keys.MICROVERSION] = version
@@ -139,6 +143,37 @@ class MicroversionMiddleware:
                 '%s %s' % (microversion.SERVICE_TYPE, version))
             response.vary = _add_vary(response.vary, microversion.HEADER)
         return response
+
+
+class BodySizeLimit:
+    """Refuse a body larger than ``limit`` bytes (413) before anything
+    reads it: by its Content-Length, or, for a chunked body that declares
+    none, by reading at most one byte past the limit."""
+
+    def __init__(self, application, limit):
+        self.application = application
+        self.limit = limit
+
+    def __call__(self, environ, start_response):
+        length = webob.Request(environ).content_length
+        if length is not None:
+            if length > self.limit:
+                self._refuse(environ)
+        elif 'chunked' in environ.get('HTTP_TRANSFER_ENCODING', '').lower():
+            body = environ['wsgi.input'].read(self.limit + 1)
+            if len(body) > self.limit:
+                self._refuse(environ)
+            # What was read, now with its length, for the layers after.
+            environ['wsgi.input'] = io.BytesIO(body)
+            environ['CONTENT_LENGTH'] = str(len(body))
+            del environ['HTTP_TRANSFER_ENCODING']
+        return self.application(environ, start_response)
+
+    def _refuse(self, environ):
+        environ[environ_keys.ROUTE] = environ_keys.REFUSED_BY_BODY_SIZE
+        raise errors.RequestTooLarge(
+            'The request body is larger than the %d bytes this service '
+            'accepts.' % self.limit)
 
 
 def _add_vary(vary, header):

@@ -1,12 +1,14 @@
 """The OpenAPI 3.1 document of the API, built from the code.
 
 Nothing here describes the API by hand: the paths and methods come from
-the route map (``router.ROUTES``), the first version of an operation from
-its handler (``microversion.since``), the versions from the registry
-(``microversions``), and the request and response schemas from the
-``OPERATIONS`` of ``schemas/<resource>.py``, the same objects the handlers
-validate with.  Where something changes with the microversion, the
-document lists the alternatives, each marked with the versions it covers:
+the route map (``router.ROUTES``) and the apps in front of it
+(``ENDPOINTS``), the first version of an operation from its handler
+(``microversion.since``), the versions from the registry
+(``microversions``), the policy rule of each operation from ``policy.py``,
+and the request and response schemas from the ``OPERATIONS`` of
+``schemas/<resource>.py``, the same objects the handlers validate with.
+Where something changes with the microversion, the document lists the
+alternatives, each marked with the versions it covers:
 ``"x-openstack": {"min-ver": "1.14", "max-ver": "1.19"}``.
 
 ``GET /openapi.json`` serves it, without a token, like ``GET /``.
@@ -21,17 +23,33 @@ import webob
 import webob.dec
 import webob.exc
 
+from placement import console
 from placement import environ_keys
 from placement import errors
+from placement import metrics_wsgi
 from placement import microversions
+from placement import policy
 from placement import router
 from placement.schemas import base
+from placement.schemas import endpoints
 
 PATH = '/openapi.json'
 VERSION_HEADER = 'OpenStack-API-Version'
 _PATH_PARAMETER = re.compile(r'{(\w+)}')
 # A query-schema pattern key such as '^resources([1-9][0-9]*)?$'.
 _PATTERN_NAME = re.compile(r'^\^(\w+?)\(')
+# The apps in front of the router that answer some URLs themselves:
+# {path: {method: operation of schemas/endpoints.py}}.
+ENDPOINTS = {
+    PATH: {'GET': 'openapi_document'},
+    metrics_wsgi.PATH: {'GET': 'metrics'},
+    console.PREFIX: {'GET': 'console_redirect'},
+    console.PREFIX + '/': {'GET': 'console_page'},
+    console.PREFIX + '/{file}': {'GET': 'console_file'},
+}
+# {(method, path): the policy rule it is checked against}.
+_POLICIES = {(operation['method'], operation['path']): rule.name
+             for rule in policy.API_RULES for operation in rule.operations}
 
 
 def _versions(first, last):
@@ -89,16 +107,20 @@ def _query_parameters(query, since):
     return parameters
 
 
-def _response(status, steps, version_range):
-    response = {
-        'description': webob.exc.status_map[status].title,
-        'headers': {VERSION_HEADER: {
-            '$ref': '#/components/headers/OpenStack-API-Version'}},
-    }
+def _response(status, steps, version_range, versioned):
+    response = {'description': webob.exc.status_map[status].title}
+    headers = {}
+    if versioned:
+        headers[VERSION_HEADER] = {
+            '$ref': '#/components/headers/OpenStack-API-Version'}
     if status == 201:
-        response['headers']['Location'] = {
-            '$ref': '#/components/headers/Location'}
-    if any(schema is not None for _, _, schema in steps):
+        headers['Location'] = {'$ref': '#/components/headers/Location'}
+    if headers:
+        response['headers'] = headers
+    if len(steps) == 1 and isinstance(steps[0][2], base.Content):
+        response['content'] = {media: {'schema': schema}
+                               for media, schema in steps[0][2].items()}
+    elif any(schema is not None for _, _, schema in steps):
         response['content'] = {'application/json': {
             'schema': _alternatives(steps)}}
     if version_range is not None:
@@ -118,7 +140,8 @@ def _responses(operation, since):
         first, last = steps[0][0], steps[-1][1]
         whole = (first, last) == (since, microversions.MAX)
         responses[str(status)] = _response(
-            status, steps, None if whole else (first, last))
+            status, steps, None if whole else (first, last),
+            operation.versioned)
     responses['default'] = {
         'description': 'An error, in the upstream error format.',
         'content': {'application/json': {
@@ -126,21 +149,26 @@ def _responses(operation, since):
     return responses
 
 
-def _operation(path, func):
+def _handler_operation(method, path, func):
     module = importlib.import_module(
         'placement.schemas.' + func.__module__.rpartition('.')[2])
     operation = module.OPERATIONS[func.__name__]
-    since = (operation.since or getattr(func, 'since', None)
-             or microversions.MIN)
+    return _operation(method, path, func.__name__, operation,
+                      operation.since or getattr(func, 'since', None))
+
+
+def _operation(method, path, name, operation, since=None):
+    since = since or microversions.MIN
     validated = operation.path or {}
     parameters = [{'name': name, 'in': 'path', 'required': True,
                    'schema': validated.get(name, {'type': 'string'})}
                   for name in _PATH_PARAMETER.findall(path)]
-    parameters.append({'$ref': '#/components/parameters/microversion'})
+    if operation.versioned:
+        parameters.append({'$ref': '#/components/parameters/microversion'})
     if operation.query is not None:
         parameters += _query_parameters(operation.query, since)
     result = {
-        'operationId': func.__name__,
+        'operationId': name,
         'summary': operation.summary,
         'x-openstack': _versions(since, microversions.MAX),
         'parameters': parameters,
@@ -156,8 +184,12 @@ def _operation(path, func):
             'required': all(schema is not None for _, _, schema in steps),
             'content': {'application/json': {
                 'schema': _alternatives(steps)}}}
-    if path in ('', '/'):
+    rule = _POLICIES.get((method, path))
+    if rule is None:
+        # No rule checks it: no token needed either.
         result['security'] = []
+    else:
+        result['x-openstack-policy'] = rule
     return result
 
 
@@ -204,8 +236,13 @@ def document():
     for path, methods in router.ROUTES.items():
         # '' and '/' are one resource.
         path = path or '/'
-        paths[path] = {method.lower(): _operation(path, func)
+        paths[path] = {method.lower(): _handler_operation(method, path, func)
                        for method, func in methods.items()}
+    for path, methods in ENDPOINTS.items():
+        paths[path] = {
+            method.lower(): _operation(method, path, name,
+                                       endpoints.OPERATIONS[name])
+            for method, name in methods.items()}
     _add_links(paths)
     return {
         'openapi': '3.1.0',
@@ -257,6 +294,8 @@ def _body():
 
 class OpenAPIEndpoint:
     """Answer ``GET /openapi.json`` (no token needed); pass the rest on."""
+
+    paths = (PATH,)
 
     def __init__(self, application):
         self.application = application

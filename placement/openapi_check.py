@@ -29,6 +29,7 @@ from placement import openapi
 from placement.schemas import base
 
 ENABLE_VARIABLE = 'PLACEMENT_VALIDATE_RESPONSES'
+JSON = 'application/json'
 LOG = logging.getLogger(__name__)
 _FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
 _VERSION_HEADER = openapi.VERSION_HEADER.lower()
@@ -122,10 +123,11 @@ def check(method, path, status, headers, body):
 
     ``headers``: a mapping with lower-case names; ``body``: bytes.
     An answer of an operation the document has, at the microversion it
-    carries, must be one the document lists for that version.  Any other
-    error (an unknown URL or method, a 406 before negotiation, a refused
-    token) must be in the error format; other answers outside the API
-    proper (the console, ``/metrics``) are not checked.
+    carries, must be one the document lists for that version, in one of
+    its media types (only JSON bodies are checked against a schema).  Any
+    other error (an unknown URL or method, a 406 before negotiation, a
+    refused token) must be in the error format; other answers without a
+    microversion (the console's) are not checked.
     """
     document = _document()
     template, operation = document.operation_for(method, path or '/')
@@ -151,7 +153,12 @@ def check(method, path, status, headers, body):
         if body:
             raise Mismatch('%s: a body where the document has none' % what)
         return
-    schema = content['application/json']['schema']
+    media = headers.get('content-type', '').partition(';')[0].strip()
+    if media != JSON and media in content:
+        return      # a documented type other than JSON: no schema
+    if JSON not in content:
+        raise Mismatch('%s: %s, not a type of the document' % (what, media))
+    schema = content[JSON]['schema']
     if schema.get('$ref') == '#/components/schemas/Error':
         schema = base.ANY_ERROR
     _check_body(what, method, status, headers, body,

@@ -89,13 +89,14 @@ def parse_resources(value):
         # The name is taken verbatim (" VCPU" is an unknown class).
         name, sep, amount = item.partition(':')
         if not sep or ':' in amount:
-            raise errors.BadRequest(_RESOURCES_FORM % item)
+            raise errors.BadRequest(_RESOURCES_FORM % errors.shorten(item))
         try:
             number = int(amount)
         except ValueError:
             raise errors.BadRequest(
                 'Requested resource %s expected positive integer amount. '
-                'Got: %s.' % (name, amount)) from None
+                'Got: %s.' % (errors.shorten(name), errors.shorten(amount))
+            ) from None
         if number < 1:
             raise errors.BadRequest(
                 'Requested resource %s requires amount >= 1. Got: %d.'
@@ -113,13 +114,14 @@ def _trait_form_error(form, value, empty=False):
     return errors.BadRequest(
         "Invalid query string parameters: Expected 'required' parameter "
         "value of the form: %s. Got%s: %s"
-        % (form, ' an empty trait in' if empty else '', value))
+        % (form, ' an empty trait in' if empty else '',
+           errors.shorten(value)))
 
 
 def _any_traits_error(problem, value):
     return errors.BadRequest(
         'Invalid query string parameters: The format %s %s. Got: %s'
-        % (_ANY_FORM, problem, value))
+        % (_ANY_FORM, problem, errors.shorten(value)))
 
 
 def _split_traits(value, allow_forbidden):
@@ -201,14 +203,15 @@ def parse_member_of(values, version, key='member_of'):
             raise errors.BadRequest(
                 "Multiple values for 'member_of' must be prefixed with the "
                 "'in:' or '!in:' keyword using the valid microversion. "
-                "Got: %s" % ('!' + value if negative else value))
+                "Got: %s" % errors.shorten('!' + value if negative else value))
         else:
             uuids = [value]
         bad = next((item for item in uuids if not util.is_uuid(item)), None)
         if bad is not None:
             raise errors.BadRequest(
                 "Invalid query string parameters: Expected 'member_of' "
-                "parameter to contain valid UUID(s). Got: %s" % bad)
+                "parameter to contain valid UUID(s). Got: %s"
+                % errors.shorten(bad))
         # Only well-formed values reach the microversion's check (as
         # upstream: "!" alone at 1.30 is a bad UUID, not a forbidden one).
         if negative and version < microversions.FORBIDDEN_AGGREGATES:
@@ -234,7 +237,7 @@ def parse_in_tree(value):
     if not util.is_uuid(value):
         raise errors.BadRequest(
             "Invalid query string parameters: Expected 'in_tree' parameter "
-            "to be a format of uuid. Got: %s" % value)
+            "to be a format of uuid. Got: %s" % errors.shorten(value))
     return util.normalize_uuid(value)
 
 
@@ -377,7 +380,7 @@ def parse_candidate_query(params, version):
         if query.group_policy not in ('none', 'isolate'):
             raise errors.BadRequest(
                 "Invalid query string parameters: '%s' is not one of "
-                "['none', 'isolate']" % query.group_policy)
+                "['none', 'isolate']" % errors.shorten(query.group_policy))
     elif sum(1 for g in groups.values() if g.suffix) > 1:
         # Resourceless groups count too (as upstream).
         raise errors.BadRequest(
@@ -389,7 +392,7 @@ def parse_candidate_query(params, version):
         if not _LIMIT.match(limit):
             raise errors.BadRequest(
                 "Invalid query string parameters: '%s' does not match "
-                "'^[1-9][0-9]*$'" % limit)
+                "'^[1-9][0-9]*$'" % errors.shorten(limit))
         # Beyond sys.maxsize a limit cannot cut anything (islice's bound).
         query.limit = min(int(limit), sys.maxsize)
     query.root_required = parse_root_required(params)

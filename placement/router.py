@@ -116,6 +116,8 @@ class Router:
         # Checked for every URL, known or not, before routing (as
         # upstream): a body must say what it is.
         if req.content_length and not req.content_type:
+            req.environ[environ_keys.ROUTE] = (
+                environ_keys.REFUSED_BY_CONTENT_TYPE)
             raise errors.BadRequest(
                 'content-type header required when content-length > 0')
         match = self.mapper.match(environ=req.environ)

@@ -2,6 +2,7 @@
 import concurrent.futures
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,8 @@ import helpers
 from helpers import make_provider
 from helpers import new_uuid
 from helpers import put
+from placement import errors
+from placement import metrics
 
 
 def start_server(database, metrics_options):
@@ -114,6 +117,75 @@ def test_route_label_is_the_template(server, client):
     assert value(samples, 'placement_http_requests_total', method='PATCH',
                  route='/traits', status='405') >= 1
     assert not any(rp in str(labels) for _, labels in samples)
+
+
+# Header values of None are left out of the request.
+LABELLED = {
+    'console-file': ('GET', '/console/app.js', {}, 200, '/console/{file}'),
+    'console-404': ('GET', '/console/nothing', {}, 404, '/console/{file}'),
+    'no-token': ('GET', '/resource_providers', {'x-auth-token': None}, 401,
+                 'refused:auth'),
+    'version-too-new': ('GET', '/resource_providers', {
+        'openstack-api-version': 'placement 9.0'}, 406,
+        'refused:microversion'),
+    'version-malformed': ('GET', '/resource_providers', {
+        'openstack-api-version': 'placement 1.x'}, 400,
+        'refused:microversion'),
+    'no-content-type': ('POST', '/resource_providers', {
+        'content-length': '2'}, 400, 'refused:content_type'),
+    'body-too-large': ('POST', '/resource_providers', {
+        'content-type': 'application/json',
+        'content-length': str(17 * 1024 * 1024)}, 413,
+        'refused:body_size'),
+}
+
+
+@pytest.mark.parametrize('method, path, headers, status, route', [
+    pytest.param(*case, id=name) for name, case in LABELLED.items()])
+def test_route_label_names_what_answered(server, method, path, headers,
+                                         status, route):
+    """Not ``unmatched``: the console's files, and requests refused
+    before routing by the layer that refused them."""
+    headers = {name: text for name, text in dict(
+        helpers.ADMIN_HEADERS, **headers).items() if text is not None}
+    key = dict(method=method, route=route, status=str(status))
+    before = value(scrape(server.url), 'placement_http_requests_total',
+                   **key)
+    assert _status_of(server, method, path, headers) == status
+    after = scrape(server.url)
+    assert value(after, 'placement_http_requests_total', **key) == before + 1
+
+
+def _status_of(server, method, path, headers):
+    """The status of a request whose body (if its headers announce one)
+    is two bytes, whatever its Content-Length says: an announced body
+    larger than that is answered without being read."""
+    host, port = server.url.rsplit('/', 1)[1].split(':')
+    head = '%s %s HTTP/1.1\r\nHost: placement\r\n' % (method, path) + ''.join(
+        '%s: %s\r\n' % item for item in headers.items())
+    body = b'{}' if 'content-length' in headers else b''
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(head.encode() + b'\r\n' + body)
+        return int(s.makefile('rb').readline().split()[1])
+
+
+def test_every_counter_is_exported_at_zero_from_the_start(database):
+    fresh = start_server(database, {'cache_seconds': 0})
+    try:
+        samples = scrape(fresh.url)
+    finally:
+        fresh.stop()
+    for kind in errors.CONFLICT_KINDS:
+        assert samples[('placement_write_conflicts_total',
+                        (('kind', kind),))] == 0
+    for kind, reasons in metrics.RETRY_REASONS.items():
+        for reason in reasons:
+            assert samples[('placement_%s_retries_total' % kind,
+                            (('reason', reason),))] == 0
+    for phase in metrics.PHASES:
+        assert samples[('placement_allocation_candidates_phase_seconds_count',
+                        (('phase', phase),))] == 0
+    assert samples[('placement_allocation_candidates_empty_total', ())] == 0
 
 
 def test_conflicts_by_kind(server, client):

@@ -16,7 +16,12 @@ from openapi_spec_validator import validate
 
 import helpers
 import openapi_support
+from placement import conf as placement_conf
+from placement import console
+from placement import db
+from placement import deploy
 from placement import environ_keys
+from placement import metrics_wsgi
 from placement import microversions
 from placement import openapi
 from placement import openapi_check
@@ -35,7 +40,56 @@ def test_every_route_and_method_is_documented():
     for path, methods in router.ROUTES.items():
         documented = paths[path or '/']
         assert set(documented) == {m.lower() for m in methods}, path
-    assert set(paths) == {path or '/' for path in router.ROUTES}
+
+
+def _served_paths(app):
+    """The URL templates the assembled app answers: the route map's, and
+    those of each app in front of it that answers some itself."""
+    paths = set()
+    while not isinstance(app, router.Router):
+        if isinstance(app, console.ConsoleApp):
+            # Its redirect, its page and its files.
+            paths |= {console.PREFIX, console.PREFIX + '/',
+                      console.PREFIX + '/{file}'}
+        paths.update(getattr(app, 'paths', ()))
+        app = getattr(app, 'application', None) or app._app
+    return paths | {route.routepath or '/' for route in app.mapper.matchlist}
+
+
+@pytest.mark.parametrize('options', [
+    '', '[metrics]\nrequire_auth = false\n'], ids=['default', 'open-metrics'])
+def test_every_served_path_is_documented(tmp_path, options):
+    """The paths of the app as deploy.py builds it, console and metrics
+    on: a path it answers that the document lacks fails here."""
+    config = helpers.write_config(
+        str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path, options)
+    conf = placement_conf.load(config_files=[config])
+    database = db.Database(conf)
+    try:
+        served = _served_paths(deploy.build_app(conf, database))
+    finally:
+        database.dispose()
+    assert {metrics_wsgi.PATH, openapi.PATH, '/console/'} <= served
+    assert served == set(openapi.document()['paths'])
+
+
+def test_policy_and_token_of_each_operation():
+    """Every operation names the policy rule that guards it; those no rule
+    guards need no token."""
+    paths = openapi.document()['paths']
+    assert paths['/metrics']['get']['x-openstack-policy'] == (
+        'placement:metrics')
+    assert paths['/traits']['get']['x-openstack-policy'] == (
+        'placement:traits:list')
+    for path, methods in paths.items():
+        for method, operation in methods.items():
+            assert ('x-openstack-policy' in operation) != (
+                operation.get('security') == []), (method, path)
+    public = {path for path, methods in paths.items()
+              for operation in methods.values()
+              if operation.get('security') == []}
+    assert public == {'/', '/openapi.json', '/console', '/console/',
+                      '/console/{file}'}
 
 
 def _without_marks(value):

@@ -84,17 +84,25 @@ def strict(properties, optional=()):
             'additionalProperties': False}
 
 
+class Content(dict):
+    """A response body in media types other than JSON alone:
+    ``{media type: schema}``."""
+
+
 Operation = collections.namedtuple(
-    'Operation', 'summary responses body query since path',
-    defaults=(None, None, None, None))
+    'Operation', 'summary responses body query since path versioned',
+    defaults=(None, None, None, None, True))
 Operation.__doc__ = """One handler as the OpenAPI document shows it.
 
 ``responses``: ``{status: body}`` of its successful answers, where a body
-is a schema, a ``microversions.ByVersion`` of schemas, or None (no body);
+is a schema (of JSON), a ``Content``, a ``microversions.ByVersion`` of
+schemas, or None (no body);
 a ByVersion of such dicts when the status codes themselves change.
 ``body`` and ``query``: the request body and query-string schemas (or
 ByVersion), the very objects the handler validates with.  ``since``: the first
 version the operation exists in, when its handler does not say so with
 ``microversion.since``.  ``path``: ``{parameter: schema}`` of the URL
-parameters the handler validates.
+parameters the handler validates.  ``versioned``: False for an app that
+answers outside the microversion negotiation (the console), whose
+answers carry no ``OpenStack-API-Version``.
 """
