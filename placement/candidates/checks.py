@@ -52,13 +52,13 @@ def _list_label(prefix, names):
     return prefix + ('in:' if len(names) > 1 else '') + ','.join(names)
 
 
-def _number(count):
+def number(count):
     return '{:,}'.format(count)
 
 
-def providers(count):
+def _providers(count):
     """``count`` and its noun: '1 provider', '2,000 providers'."""
-    return '%s provider%s' % (_number(count), '' if count == 1 else 's')
+    return '%s provider%s' % (number(count), '' if count == 1 else 's')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +91,7 @@ class Check:
         return '%s (%s)' % (self.missing, self.label)
 
     def _verb(self, count, one, many):
-        return '%s %s' % (providers(count), one if count == 1 else many)
+        return '%s %s' % (_providers(count), one if count == 1 else many)
 
 
 class InTree(Check):
@@ -301,13 +301,6 @@ def root_required(query):
     return RootRequired(query.root_required) if query.root_required else None
 
 
-def trees(noun):
-    """``count`` trees in words: '1 tree', '3 trees' (or providers)."""
-    def words(count):
-        return '%s %s' % (_number(count), noun[:-1] if count == 1 else noun)
-    return words
-
-
 @dataclasses.dataclass(frozen=True)
 class TreeRule:
     """A step over whole trees: ``label`` names it; ``reason`` % {'n':
@@ -316,10 +309,13 @@ class TreeRule:
     reason: str
 
     def clause_for(self, count, noun):
+        """The words for ``count`` trees (``noun``: 'trees', or
+        'providers' where each provider is a tree of its own)."""
         one = count == 1
-        return self.reason % {'n': trees(noun)(count),
-                              'fail': 'fails' if one else 'fail',
-                              'are': 'is' if one else 'are'}
+        return self.reason % {
+            'n': '%s %s' % (number(count), noun[:-1] if one else noun),
+            'fail': 'fails' if one else 'fail',
+            'are': 'is' if one else 'are'}
 
 
 def combining_label(query):

@@ -239,7 +239,7 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
         clauses.remove(emptied)
         clauses.insert(0, emptied)
     head = '%s of %s %s can satisfy the request' % (
-        '{:,}'.format(remaining), '{:,}'.format(len(roots)),
+        checks_mod.number(remaining), checks_mod.number(len(roots)),
         'resource providers' if flat else 'provider trees')
     summary = head + (': ' + '; '.join(clauses) if clauses else '') + '.'
     return {'candidates': count, 'summary': summary, 'groups': groups,
