@@ -53,6 +53,7 @@ def _list_label(prefix, names):
 
 
 def number(count):
+    """``count`` with thousands separators, as the summaries write it."""
     return '{:,}'.format(count)
 
 
