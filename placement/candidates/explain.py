@@ -141,37 +141,51 @@ def explain(conn, query, version, conf):
     facts = census(conn, reading, query)
     trees = list(reading.trees())
     reading.close()
-    rooted = (tree for tree in trees if tree.root not in facts.root_failing)
-    count = sum(1 for _ in itertools.islice(
-        pipeline.combine(request, rooted, conf), query.limit))
+    rules = checks_mod.tree_stack(query)
+    caps = [cap for cap in (query.limit, conf.max_allocation_candidates)
+            if cap is not None and cap > 0]
+    dropped, count = _dropped(request, trees, facts, rules,
+                              min(caps) if caps else None)
+    if request.sharing.roots:
+        # A candidate of sharing providers only comes once, from the
+        # first tree they serve: the list's own count.
+        rooted = (tree for tree in trees
+                  if tree.root not in facts.root_failing)
+        count = sum(1 for _ in itertools.islice(
+            pipeline.combine(request, rooted, conf), query.limit))
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
-    rules = checks_mod.tree_stack(query)
-    dropped = _dropped(request, trees, facts, rules)
     return _body(query, reading, facts, stacks, rules, dropped, count)
 
 
-def _dropped(request, trees, facts, rules):
-    """{root: index in ``rules`` of the step the tree drops out at}; trees
-    left out hold a candidate."""
+def _dropped(request, trees, facts, rules, cap):
+    """({root: index in ``rules`` of the step the tree drops out at},
+    the candidates of the other trees, counted up to ``cap``)."""
     combining = len(rules) - 1
     root_step = len(request.groups)
     dropped = {}
+    count = 0
     for tree in trees:
         group = candidate_search.unserved(request, tree)
         if group is not None:
             dropped[tree.root] = group
         elif tree.root in facts.root_failing:
             dropped[tree.root] = root_step
-        elif next(candidate_search.search_tree(request, tree), None) is None:
-            dropped[tree.root] = combining
+        else:
+            # Past the cap, one candidate still says the tree holds some.
+            budget = None if cap is None else max(cap - count, 1)
+            held = sum(1 for _ in itertools.islice(
+                candidate_search.search_tree(request, tree), budget))
+            if not held:
+                dropped[tree.root] = combining
+            count += held
     read = {tree.root for tree in trees}
     for provider in facts.providers.values():
         # Not read at all: no provider of the tree passes the first
         # group's filters, and no sharing provider serves it.
         if provider.root not in read:
             dropped[provider.root] = 0
-    return dropped
+    return dropped, count if cap is None else min(count, cap)
 
 
 def funnel(stack, considered, failures):
