@@ -17,7 +17,7 @@ import webob.exc
 from placement import context as placement_context
 from placement import environ_keys
 from placement import errors
-from placement import microversion
+from placement import negotiation
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ class MicroversionMiddleware:
     @webob.dec.wsgify
     def __call__(self, req):
         try:
-            version = microversion.parse(req.headers)
+            version = negotiation.parse(req.headers)
         except errors.PlacementError as exc:
             response = error_response(req, exc)
         else:
@@ -135,9 +135,9 @@ class MicroversionMiddleware:
                 response = error_response(req, exc)
         version = req.environ.get(environ_keys.MICROVERSION)
         if version is not None:
-            response.headers[microversion.HEADER] = (
-                '%s %s' % (microversion.SERVICE_TYPE, version))
-            response.vary = _add_vary(response.vary, microversion.HEADER)
+            response.headers[negotiation.HEADER] = (
+                '%s %s' % (negotiation.SERVICE_TYPE, version))
+            response.vary = _add_vary(response.vary, negotiation.HEADER)
         return response
 
 

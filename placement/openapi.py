@@ -2,7 +2,7 @@
 
 Nothing here describes the API by hand: the paths and methods come from
 the route map (``router.ROUTES``), the first version of an operation from
-its handler (``microversion.since``), the versions from the registry
+its handler (``negotiation.since``), the versions from the registry
 (``microversions``), and the request and response schemas from the
 ``OPERATIONS`` of ``schemas/<resource>.py``, the same objects the handlers
 validate with.  Where something changes with the microversion, the

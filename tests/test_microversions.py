@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from placement import microversion
+from placement import negotiation
 from placement import microversions
 from placement.schemas import aggregate
 from placement.schemas import allocation
@@ -41,9 +41,9 @@ def test_every_version_is_named_once_in_order():
 
 
 def test_negotiation_uses_the_registry_range():
-    assert microversion.max_version_string() == str(microversions.MAX)
-    assert microversion.parse({}) == microversions.MIN
-    assert microversion.parse(
+    assert negotiation.max_version_string() == str(microversions.MAX)
+    assert negotiation.parse({}) == microversions.MIN
+    assert negotiation.parse(
         {'openstack-api-version': 'placement latest'}) == microversions.MAX
 
 

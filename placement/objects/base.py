@@ -97,17 +97,6 @@ def now():
         tzinfo=None, microsecond=0)
 
 
-def last_change(rows):
-    """The newest ``updated_at or created_at`` of ``rows``; None if there
-    are no rows.  A row with neither (written by an older release, or a
-    standard trait or class) counts as changed now, as upstream counts it.
-    """
-    stamps = [row.updated_at or row.created_at for row in rows]
-    if any(stamp is None for stamp in stamps):
-        return now()
-    return max(stamps, default=None)
-
-
 PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
                     RP.c.root_provider_id, RP.c.parent_provider_id,
                     RP.c.created_at, RP.c.updated_at)
