@@ -18,6 +18,7 @@ from placement import context as placement_context
 from placement import environ_keys
 from placement import errors
 from placement import negotiation
+from placement import uuids
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
@@ -48,7 +49,7 @@ class RequestLog:
         request_id = 'req-' + str(uuid.uuid4())
         environ[environ_keys.REQUEST_ID] = request_id
         global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
-        if global_id.startswith('req-') and _is_uuid(global_id[4:]):
+        if global_id.startswith('req-') and uuids.is_uuid(global_id[4:]):
             environ[environ_keys.GLOBAL_REQUEST_ID] = global_id
         started = time.monotonic()
         seen = {}
@@ -76,14 +77,6 @@ class RequestLog:
                      seen.get('status', '-'),
                      environ.get(environ_keys.MICROVERSION, '-'),
                      request_id, (time.monotonic() - started) * 1000)
-
-
-def _is_uuid(value):
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def prefer_json_errors(environ):
