@@ -16,6 +16,7 @@ from placement import openapi
 from placement import policy
 from placement import router
 from placement.objects import bootstrap
+from placement.objects import capacity
 
 # Test and conformance runs set this to 1: every answer is then checked
 # against the OpenAPI document by a middleware loaded only then (it
@@ -50,7 +51,8 @@ def build_app(conf, database):
         metrics.instrument(database.engine)
     app = router.Router()
     if enabled and conf.metrics.require_auth:
-        app = metrics.MetricsEndpoint(app, database, conf)
+        app = metrics.MetricsEndpoint(app, database, conf,
+                                      capacity.snapshot)
     app = middleware.ContextMiddleware(app, database, enforcer, conf)
     if conf.api.auth_strategy == 'noauth2':
         app = auth.NoAuthMiddleware(app)
@@ -58,7 +60,8 @@ def build_app(conf, database):
         app = auth.KeystoneMiddleware(app, conf)
     if enabled and not conf.metrics.require_auth:
         # In front of authentication: a scraper sends no token.
-        app = metrics.MetricsEndpoint(app, database, conf)
+        app = metrics.MetricsEndpoint(app, database, conf,
+                                      capacity.snapshot)
     # The API's description is public, like GET /.
     app = openapi.OpenAPIEndpoint(app)
     app = middleware.MicroversionMiddleware(app)

@@ -32,7 +32,6 @@ import webob.exc
 
 from placement import environ_keys
 from placement import errors
-from placement.objects import capacity
 
 MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
 UNMATCHED = 'unmatched'
@@ -245,10 +244,12 @@ class MetricsEndpoint:
 
     Placed behind the auth middleware when ``[metrics] require_auth`` (the
     caller then needs the ``placement:metrics`` rule), in front of it
-    otherwise.
+    otherwise.  ``read_capacity`` is ``objects.capacity.snapshot``, passed
+    in by deploy.py: db.py imports this module, which therefore imports no
+    object module.
     """
 
-    def __init__(self, application, database, conf):
+    def __init__(self, application, database, conf, read_capacity):
         self.application = application
         self.require_auth = conf.metrics.require_auth
         self.registry = core.CollectorRegistry(auto_describe=False)
@@ -257,7 +258,8 @@ class MetricsEndpoint:
                                                path=multiprocess_dir())
         else:
             self.registry.register(_Forward(configure().registry))
-        self.registry.register(_CapacityCollector(database, conf.metrics))
+        self.registry.register(
+            _CapacityCollector(database, conf.metrics, read_capacity))
 
     def __call__(self, environ, start_response):
         if environ.get('PATH_INFO') != PATH:
@@ -291,8 +293,9 @@ class _Forward:
 class _CapacityCollector:
     """Cloud-wide (and optionally per provider) capacity and usage."""
 
-    def __init__(self, database, conf):
+    def __init__(self, database, conf, read_capacity):
         self.database = database
+        self.read_capacity = read_capacity
         self.cache_seconds = conf.cache_seconds
         self.per_provider = conf.per_provider
         self.lock = threading.Lock()
@@ -308,7 +311,7 @@ class _CapacityCollector:
             return self.cached
 
     def _families(self):
-        totals, providers = self.database.read(capacity.snapshot,
+        totals, providers = self.database.read(self.read_capacity,
                                                self.per_provider)
         cap = core.GaugeMetricFamily(
             'placement_capacity',
