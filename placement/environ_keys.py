@@ -1,8 +1,8 @@
 """Keys under which the middleware leaves per-request values in the WSGI
 environ for the layers after it.
 
-This module imports nothing, so any module (errors, microversion,
-middleware, util) can name these keys without an import cycle.
+This module imports nothing, so any module (errors, negotiation,
+middleware, handlers) can name these keys without an import cycle.
 """
 # middleware.RequestLog: this request's id, and the caller's own request
 # id (X-OpenStack-Request-ID) when it sent a valid one.

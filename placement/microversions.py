@@ -7,7 +7,7 @@ version, the version table of ``api-ref/README.md`` (checked by
 ``tests/test_microversions.py``) and the OpenAPI document come from it.
 
 This module imports nothing from the service, so documentation tools can
-read it without the web stack.  Negotiation lives in ``microversion.py``.
+read it without the web stack.  Negotiation lives in ``negotiation.py``.
 """
 
 

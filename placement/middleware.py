@@ -19,7 +19,8 @@ import webob.exc
 from placement import context as placement_context
 from placement import environ_keys
 from placement import errors
-from placement import microversion
+from placement import negotiation
+from placement import uuids
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class RequestLog:
         request_id = 'req-' + str(uuid.uuid4())
         environ[environ_keys.REQUEST_ID] = request_id
         global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
-        if global_id.startswith('req-') and _is_uuid(global_id[4:]):
+        if global_id.startswith('req-') and uuids.is_uuid(global_id[4:]):
             environ[environ_keys.GLOBAL_REQUEST_ID] = global_id
         started = time.monotonic()
         seen = {}
@@ -78,14 +79,6 @@ class RequestLog:
                      seen.get('status', '-'),
                      environ.get(environ_keys.MICROVERSION, '-'),
                      request_id, (time.monotonic() - started) * 1000)
-
-
-def _is_uuid(value):
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def prefer_json_errors(environ):
@@ -126,7 +119,7 @@ class MicroversionMiddleware:
     @webob.dec.wsgify
     def __call__(self, req):
         try:
-            version = microversion.parse(req.headers)
+            version = negotiation.parse(req.headers)
         except errors.PlacementError as exc:
             req.environ[environ_keys.ROUTE] = (
                 environ_keys.REFUSED_BY_MICROVERSION)
@@ -139,9 +132,9 @@ class MicroversionMiddleware:
                 response = error_response(req, exc)
         version = req.environ.get(environ_keys.MICROVERSION)
         if version is not None:
-            response.headers[microversion.HEADER] = (
-                '%s %s' % (microversion.SERVICE_TYPE, version))
-            response.vary = _add_vary(response.vary, microversion.HEADER)
+            response.headers[negotiation.HEADER] = (
+                '%s %s' % (negotiation.SERVICE_TYPE, version))
+            response.vary = _add_vary(response.vary, negotiation.HEADER)
         return response
 
 

@@ -3,7 +3,7 @@
 Nothing here describes the API by hand: the paths and methods come from
 the route map (``router.ROUTES``) and the apps in front of it
 (``ENDPOINTS``), the first version of an operation from its handler
-(``microversion.since``), the versions from the registry
+(``negotiation.since``), the versions from the registry
 (``microversions``), the policy rule of each operation from ``policy.py``,
 and the request and response schemas from the ``OPERATIONS`` of
 ``schemas/<resource>.py``, the same objects the handlers validate with.

@@ -14,7 +14,8 @@ import sys
 
 from placement import errors
 from placement import microversions
-from placement import util
+from placement import uuids
+from placement.schemas import base as schema_base
 
 # Granular keys: prefix plus a (possibly empty) group suffix.
 _GROUP_KEY = re.compile(r'^(resources|required|member_of|in_tree)(.*)$')
@@ -103,7 +104,7 @@ def parse_resources(value):
                 % (name, number))
         # No amount above a 32-bit max_unit can ever be served; capping keeps
         # the semantics and keeps huge numbers out of SQLite's 64-bit INTEGER.
-        result[name] = min(number, util.MAX_INT + 1)
+        result[name] = min(number, schema_base.MAX_INT + 1)
     return result
 
 
@@ -198,15 +199,16 @@ def parse_member_of(values, version, key='member_of'):
         if negative:
             value = value[1:]
         if value.startswith('in:'):
-            uuids = value[3:].split(',')
+            aggregates = value[3:].split(',')
         elif ',' in value:
             raise errors.BadRequest(
                 "Multiple values for 'member_of' must be prefixed with the "
                 "'in:' or '!in:' keyword using the valid microversion. "
                 "Got: %s" % errors.shorten('!' + value if negative else value))
         else:
-            uuids = [value]
-        bad = next((item for item in uuids if not util.is_uuid(item)), None)
+            aggregates = [value]
+        bad = next((item for item in aggregates
+                    if not uuids.is_uuid(item)), None)
         if bad is not None:
             raise errors.BadRequest(
                 "Invalid query string parameters: Expected 'member_of' "
@@ -218,11 +220,12 @@ def parse_member_of(values, version, key='member_of'):
             raise errors.BadRequest(
                 'Forbidden member_of parameters are not supported in the '
                 'specified microversion')
-        uuids = frozenset(util.normalize_uuid(item) for item in uuids)
+        aggregates = frozenset(uuids.normalize_uuid(item)
+                               for item in aggregates)
         if negative:
-            forbidden.update(uuids)
+            forbidden.update(aggregates)
         else:
-            required.append(uuids)
+            required.append(aggregates)
     return AggregateFilter(tuple(required), frozenset(forbidden))
 
 
@@ -234,11 +237,11 @@ def member_of(params, version, key='member_of'):
 
 def parse_in_tree(value):
     """One ``in_tree`` value (of any group; the text names no suffix)."""
-    if not util.is_uuid(value):
+    if not uuids.is_uuid(value):
         raise errors.BadRequest(
             "Invalid query string parameters: Expected 'in_tree' parameter "
             "to be a format of uuid. Got: %s" % errors.shorten(value))
-    return util.normalize_uuid(value)
+    return uuids.normalize_uuid(value)
 
 
 def parse_root_required(params):

@@ -2,13 +2,13 @@
 
 conftest.py calls ``check(response)`` for every response any httpx client
 in the tests receives; the checking itself is the service's own
-(``placement.openapi_check``, also its ``PLACEMENT_VALIDATE_RESPONSES``
-middleware), so the tests and the conformance runs hold the service to
-one reading of the document.
+(``placement.testing.openapi_check``, also the
+``PLACEMENT_VALIDATE_RESPONSES`` middleware), so the tests and the
+conformance runs hold the service to one reading of the document.
 """
 import urllib.parse
 
-from placement import openapi_check
+from placement.testing import openapi_check
 
 Mismatch = openapi_check.Mismatch
 

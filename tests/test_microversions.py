@@ -4,9 +4,12 @@ import pathlib
 import re
 
 import pytest
+import webob
 
-from placement import microversion
+from placement import environ_keys
+from placement import errors
 from placement import microversions
+from placement import negotiation
 from placement.schemas import aggregate
 from placement.schemas import allocation
 from placement.schemas import allocation_candidate
@@ -41,10 +44,30 @@ def test_every_version_is_named_once_in_order():
 
 
 def test_negotiation_uses_the_registry_range():
-    assert microversion.max_version_string() == str(microversions.MAX)
-    assert microversion.parse({}) == microversions.MIN
-    assert microversion.parse(
+    assert negotiation.max_version_string() == str(microversions.MAX)
+    assert negotiation.parse({}) == microversions.MIN
+    assert negotiation.parse(
         {'openstack-api-version': 'placement latest'}) == microversions.MAX
+
+
+@pytest.mark.parametrize('extension,detail', [
+    # Upstream's routes answer an older version with an empty 404.
+    (False, None),
+    # A route of ours says which version it needs.
+    (True, 'GET /traits is not available before microversion 1.6.'),
+])
+def test_route_below_its_version_is_a_404(extension, detail):
+    @negotiation.since(microversions.TRAITS, extension=extension)
+    def handler(req):
+        return 'answered'
+
+    req = webob.Request.blank('/traits')
+    req.environ[environ_keys.MICROVERSION] = microversions.RESOURCE_CLASSES
+    with pytest.raises(errors.NotFound) as caught:
+        handler(req)
+    assert caught.value.detail == detail
+    req.environ[environ_keys.MICROVERSION] = microversions.TRAITS
+    assert handler(req) == 'answered'
 
 
 def test_api_ref_version_table_matches_the_registry():

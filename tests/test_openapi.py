@@ -24,9 +24,9 @@ from placement import environ_keys
 from placement import metrics_wsgi
 from placement import microversions
 from placement import openapi
-from placement import openapi_check
 from placement import router
 from placement import schemas
+from placement.testing import openapi_check
 
 
 def test_document_is_valid_openapi_3_1():
@@ -255,9 +255,26 @@ def test_validator_wants_the_location_of_a_creation():
 
 
 def test_validator_is_switched_on_by_the_environment():
-    assert not openapi_check.enabled({})
-    assert not openapi_check.enabled({'PLACEMENT_VALIDATE_RESPONSES': '0'})
-    assert openapi_check.enabled({'PLACEMENT_VALIDATE_RESPONSES': '1'})
+    assert not deploy.validating_responses({})
+    assert not deploy.validating_responses(
+        {'PLACEMENT_VALIDATE_RESPONSES': '0'})
+    assert deploy.validating_responses({'PLACEMENT_VALIDATE_RESPONSES': '1'})
+
+
+@pytest.mark.parametrize('value,validated', [('1', True), ('', False)])
+def test_deploy_adds_the_validator_only_when_asked(tmp_path, monkeypatch,
+                                                   value, validated):
+    path = helpers.write_config(str(tmp_path),
+                                'sqlite:///%s/p.sqlite' % tmp_path)
+    database = db.Database(placement_conf.load(config_files=[path]))
+    monkeypatch.setenv(deploy.VALIDATE_RESPONSES, value)
+    try:
+        app = deploy.build_app(database.conf, database)
+    finally:
+        database.dispose()
+    # Outermost: the request log, then the validator when switched on.
+    assert isinstance(app.application,
+                      openapi_check.ResponseValidator) is validated
 
 
 def test_served_without_a_token(server):
@@ -278,7 +295,7 @@ def fuzz_server():
                          'sqlite:///%s/placement.sqlite' % workdir)
     server = helpers.Server(
         workdir, workers=2,
-        env={openapi_check.ENABLE_VARIABLE: '1'})
+        env={deploy.VALIDATE_RESPONSES: '1'})
     yield server
     server.stop()
 

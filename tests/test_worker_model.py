@@ -17,7 +17,7 @@ import psutil
 import pytest
 
 from placement.cmd import api
-from placement import util
+from placement import gc_pause
 
 import helpers
 
@@ -103,7 +103,7 @@ def test_expect_continue_is_answered_before_the_body(server):
 
 
 def test_collector_pause_under_threads():
-    pause = util.collection_paused
+    pause = gc_pause.collection_paused
     paused = []
 
     def render():

@@ -1,8 +1,11 @@
 """Handlers for /allocations and /resource_providers/{uuid}/allocations."""
 from placement import errors
-from placement import microversion
 from placement import microversions
-from placement import util
+from placement import negotiation
+from placement import responses
+from placement import uuids
+from placement import validation
+from placement.handlers import base
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
 from placement.schemas import allocation as schema
@@ -13,7 +16,7 @@ POLICY = 'placement:allocations:%s'
 def _consumer_uuid(req):
     """The consumer UUID of the URL, dashed; None if it is not a UUID."""
     value = req.urlvars['consumer_uuid']
-    return util.normalize_uuid(value) if util.is_uuid(value) else None
+    return uuids.normalize_uuid(value) if uuids.is_uuid(value) else None
 
 
 def _by_provider(req, allocations):
@@ -23,14 +26,14 @@ def _by_provider(req, allocations):
     (a provider listed twice gets the sum of its entries).
     """
     result = {}
-    if not microversion.at_least(req, microversions.DICT_ALLOCATIONS):
+    if not negotiation.at_least(req, microversions.DICT_ALLOCATIONS):
         for item in allocations:
-            uuid = util.normalize_uuid(item['resource_provider']['uuid'])
+            uuid = uuids.normalize_uuid(item['resource_provider']['uuid'])
             resources = result.setdefault(uuid, {})
             for name, amount in item['resources'].items():
                 resources[name] = resources.get(name, 0) + amount
         return result
-    return {util.body_uuid(uuid): dict(entry['resources'])
+    return {validation.body_uuid(uuid): dict(entry['resources'])
             for uuid, entry in allocations.items()}
 
 
@@ -40,21 +43,21 @@ def consumer_write(req, consumer_uuid, body):
         uuid=consumer_uuid,
         allocations=_by_provider(req, body['allocations']),
         project_id=body.get('project_id'), user_id=body.get('user_id'))
-    if not microversion.at_least(req, microversions.CONSUMER_OWNER):
-        conf = util.context(req).config.placement
+    if not negotiation.at_least(req, microversions.CONSUMER_OWNER):
+        conf = base.context(req).config.placement
         write.project_id = conf.incomplete_consumer_project_id
         write.user_id = conf.incomplete_consumer_user_id
         write.owner_given = False
-    if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
+    if negotiation.at_least(req, microversions.CONSUMER_GENERATIONS):
         write.generation = body['consumer_generation']
-    if microversion.at_least(req, microversions.CONSUMER_TYPES):
+    if negotiation.at_least(req, microversions.CONSUMER_TYPES):
         write.consumer_type = body['consumer_type']
     return write
 
 
 def consumer_writes(req, data):
     """The writes of a multi-consumer body (POST /allocations, reshaper)."""
-    writes = [consumer_write(req, util.body_uuid(uuid), body)
+    writes = [consumer_write(req, validation.body_uuid(uuid), body)
               for uuid, body in data.items()]
     if len({write.uuid for write in writes}) != len(writes):
         raise errors.BadRequest(
@@ -62,9 +65,9 @@ def consumer_writes(req, data):
     return writes
 
 
-@util.handler
+@base.handler
 def get_allocations(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'list')
     consumer_uuid = _consumer_uuid(req)
     consumer, allocations, modified = None, {}, None
@@ -73,65 +76,65 @@ def get_allocations(req):
             alloc_obj.get_for_consumer, consumer_uuid)
     body = {'allocations': allocations}
     if consumer is not None:
-        if microversion.at_least(req, microversions.DICT_ALLOCATIONS):
+        if negotiation.at_least(req, microversions.DICT_ALLOCATIONS):
             body['project_id'] = consumer['project_id']
             body['user_id'] = consumer['user_id']
-        if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
+        if negotiation.at_least(req, microversions.CONSUMER_GENERATIONS):
             body['consumer_generation'] = consumer['generation']
-        if microversion.at_least(req, microversions.CONSUMER_TYPES):
+        if negotiation.at_least(req, microversions.CONSUMER_TYPES):
             body['consumer_type'] = (consumer['consumer_type']
                                      or consumer_obj.UNKNOWN_TYPE)
-    return util.json_response(req, body, last_modified=modified)
+    return responses.json_response(req, body, last_modified=modified)
 
 
-@util.handler
-@util.require_json_content
+@base.handler
+@validation.require_json_content
 def set_allocations_for_consumer(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'update')
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
         raise errors.BadRequest('Malformed consumer_uuid: %s'
                                 % req.urlvars['consumer_uuid'])
-    data = util.extract_json(req, schema.PUT.at(microversion.get(req)))
+    data = validation.extract_json(req, schema.PUT.at(negotiation.get(req)))
     ctx.database.write(alloc_obj.write,
                        [consumer_write(req, consumer_uuid, data)])
-    return util.empty_response(req)
+    return responses.empty_response(req)
 
 
-@util.handler
-@microversion.since(microversions.POST_ALLOCATIONS)
-@util.require_json_content
+@base.handler
+@negotiation.since(microversions.POST_ALLOCATIONS)
+@validation.require_json_content
 def set_allocations(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'manage')
-    data = util.extract_json(req, schema.POST.at(microversion.get(req)))
+    data = validation.extract_json(req, schema.POST.at(negotiation.get(req)))
     ctx.database.write(alloc_obj.write, consumer_writes(req, data), True)
-    return util.empty_response(req)
+    return responses.empty_response(req)
 
 
-@util.handler
+@base.handler
 def delete_allocations(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'delete')
     consumer_uuid = _consumer_uuid(req)
     if consumer_uuid is None:
         raise errors.NotFound("No allocations for consumer '%s'"
                               % req.urlvars['consumer_uuid'])
     ctx.database.write(alloc_obj.delete_for_consumer, consumer_uuid)
-    return util.empty_response(req)
+    return responses.empty_response(req)
 
 
-@util.handler
+@base.handler
 def list_for_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:resource_providers:allocations:list')
     generation, allocations, consumer_generations, modified = (
         ctx.database.read(alloc_obj.get_for_provider, req.urlvars['uuid']))
-    if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
+    if negotiation.at_least(req, microversions.CONSUMER_GENERATIONS):
         for consumer_uuid, entry in allocations.items():
             entry['consumer_generation'] = consumer_generations.get(
                 consumer_uuid)
-    return util.json_response(
+    return responses.json_response(
         req, {'resource_provider_generation': generation,
               'allocations': allocations}, last_modified=modified)

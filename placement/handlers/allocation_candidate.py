@@ -1,24 +1,27 @@
 """Handlers: GET /allocation_candidates and its explanation."""
 import logging
 
+from placement import gc_pause
 from placement import metrics
-from placement import microversion
 from placement import microversions
+from placement import negotiation
 from placement import query
-from placement import util
+from placement import responses
+from placement import validation
 from placement.candidates import explain
 from placement.candidates import pipeline
+from placement.handlers import base
 from placement.schemas import allocation_candidate as schema
 
 LOG = logging.getLogger(__name__)
 
 
-@util.handler
-@microversion.since(microversions.ALLOCATION_CANDIDATES)
+@base.handler
+@negotiation.since(microversions.ALLOCATION_CANDIDATES)
 def list_allocation_candidates(req):
     ctx, version, parsed = _parse(req, 'placement:allocation_candidates:list')
     phases = metrics.CandidatePhases()
-    with util.collection_paused():
+    with gc_pause.collection_paused():
         # The candidates are freed before the collector resumes, so that
         # it does not walk them all once.
         response, count = _answer(req, ctx, version, parsed, phases)
@@ -31,23 +34,23 @@ def _answer(req, ctx, version, parsed, phases):
     with phases.searching():
         answer = ctx.database.read(_search, ctx, parsed, version)
     with phases.rendering():
-        response = util.encoded_json_response(req, b'')
+        response = responses.encoded_json_response(req, b'')
         # Sent part by part: the answer is never copied into one string.
         response.app_iter = answer.parts
         response.content_length = sum(len(part) for part in answer.parts)
     return response, answer.count
 
 
-@util.handler
-@microversion.since(microversions.ALLOCATION_CANDIDATES)
+@base.handler
+@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
 def explain_allocation_candidates(req):
     ctx, version, parsed = _parse(req,
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
-    with util.collection_paused():
+    with gc_pause.collection_paused():
         body = ctx.database.read(explain.explain, parsed, version,
                                  ctx.config.placement)
-    return util.json_response(req, body)
+    return responses.json_response(req, body)
 
 
 def _search(conn, ctx, parsed, version):
@@ -63,10 +66,10 @@ def _search(conn, ctx, parsed, version):
 def _parse(req, rule):
     """Policy, then the query as GET /allocation_candidates takes it:
     (context, microversion, parsed CandidateQuery)."""
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(rule)
-    version = microversion.get(req)
-    util.validate_query(req, schema.QUERY.at(version))
+    version = negotiation.get(req)
+    validation.validate_query(req, schema.QUERY.at(version))
     return ctx, version, query.parse_candidate_query(req.GET, version)
 
 

@@ -6,10 +6,16 @@ import uuid as uuidlib
 
 import orjson
 
-from placement import microversion
+from placement import errors
+from placement import gc_pause
 from placement import microversions
+from placement import negotiation
 from placement import query
-from placement import util
+from placement import responses
+from placement import timestamps
+from placement import uuids
+from placement import validation
+from placement.handlers import base
 from placement.objects import resource_provider as rp_obj
 from placement.schemas import resource_provider as schema
 
@@ -18,6 +24,18 @@ POLICY = 'placement:resource_providers:%s'
 
 def _path(uuid):
     return '/resource_providers/' + uuid
+
+
+def extract_provider_json(req, body_schema):
+    """``validation.extract_json`` for a write to the provider of the URL:
+    as upstream, a provider that does not exist is a 404 even when the
+    body is bad too (looked up only then, so a good body costs no read).
+    """
+    try:
+        return validation.extract_json(req, body_schema)
+    except errors.BadRequest:
+        base.context(req).database.read(rp_obj.get, req.urlvars['uuid'])
+        raise
 
 
 def serializer(req):
@@ -30,8 +48,8 @@ def serializer(req):
                                  (microversions.TRAITS, 'traits'),
                                  (microversions.ALLOCATIONS_LINK,
                                   'allocations'))
-        if microversion.at_least(req, version)]
-    tree = microversion.at_least(req, microversions.NESTED_PROVIDERS)
+        if negotiation.at_least(req, version)]
+    tree = negotiation.at_least(req, microversions.NESTED_PROVIDERS)
 
     def serialize(provider):
         href = prefix + provider.uuid
@@ -68,7 +86,7 @@ def _listing(req, providers):
     time of a listing of thousands): the serializer's own output for
     stand-in values is the template each provider's encoded values fill.
     """
-    modified = util.newest(*(row[-1] for row in providers))
+    modified = timestamps.newest(*(row[-1] for row in providers))
     serialize = serializer(req)
     if '\x00' in req.script_name or '\\' in req.script_name:
         return orjson.dumps({'resource_providers': list(map(
@@ -91,73 +109,74 @@ def _listing(req, providers):
 
 
 def _one(req, provider):
-    return util.json_response(req, serializer(req)(provider),
-                              last_modified=util.newest(provider.changed))
+    return responses.json_response(
+        req, serializer(req)(provider),
+        last_modified=timestamps.newest(provider.changed))
 
 
 def _parent_uuid(data):
     parent = data.get('parent_provider_uuid')
-    return util.normalize_uuid(parent) if parent is not None else None
+    return uuids.normalize_uuid(parent) if parent is not None else None
 
 
-@util.handler
-@util.require_json_content
+@base.handler
+@validation.require_json_content
 def create_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'create')
-    data = util.extract_json(req, schema.POST.at(microversion.get(req)))
-    uuid = (util.normalize_uuid(data['uuid']) if 'uuid' in data
+    data = validation.extract_json(req, schema.POST.at(negotiation.get(req)))
+    uuid = (uuids.normalize_uuid(data['uuid']) if 'uuid' in data
             else str(uuidlib.uuid4()))
     provider = ctx.database.write(rp_obj.create, uuid, data['name'],
                                   _parent_uuid(data))
     # 1.20: the new provider comes back in the body (200, not 201).
-    if microversion.at_least(req, microversions.CREATE_RETURNS_PROVIDER):
+    if negotiation.at_least(req, microversions.CREATE_RETURNS_PROVIDER):
         response = _one(req, provider)
     else:
-        response = util.empty_response(req, status=201)
-    response.location = util.location(req, _path(uuid))
+        response = responses.empty_response(req, status=201)
+    response.location = responses.location(req, _path(uuid))
     return response
 
 
-@util.handler
+@base.handler
 def get_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'show')
     provider = ctx.database.read(rp_obj.get, req.urlvars['uuid'])
     return _one(req, provider)
 
 
-@util.handler
-@util.require_json_content
+@base.handler
+@validation.require_json_content
 def update_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'update')
-    data = util.extract_provider_json(
-        req, schema.PUT.at(microversion.get(req)))
+    data = extract_provider_json(
+        req, schema.PUT.at(negotiation.get(req)))
     provider = ctx.database.write(
         rp_obj.update, req.urlvars['uuid'], data['name'],
         _parent_uuid(data),
         change_parent='parent_provider_uuid' in data,
         # 1.37: a provider may change or lose its parent.
-        allow_reparent=microversion.at_least(req, microversions.REPARENTING))
+        allow_reparent=negotiation.at_least(req, microversions.REPARENTING))
     return _one(req, provider)
 
 
-@util.handler
+@base.handler
 def delete_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'delete')
     ctx.database.write(rp_obj.delete, req.urlvars['uuid'])
-    return util.empty_response(req)
+    return responses.empty_response(req)
 
 
-@util.handler
+@base.handler
 def list_resource_providers(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(POLICY % 'list')
-    version = microversion.get(req)
-    params = util.validate_query(req, schema.LIST_QUERY.at(version))
-    filters = {key: util.normalize_uuid(params[key])
+    version = negotiation.get(req)
+    params = validation.validate_query(req, schema.LIST_QUERY.at(version))
+    filters = {key: uuids.normalize_uuid(params[key])
                for key in ('uuid', 'in_tree') if key in params}
     if params.get('name'):
         # An empty name filters nothing (as upstream), it is not a name.
@@ -168,7 +187,8 @@ def list_resource_providers(req):
         filters['traits'] = query.required_traits(req.GET, version)
     if 'member_of' in params:
         filters['member_of'] = query.member_of(req.GET, version)
-    with util.collection_paused():
+    with gc_pause.collection_paused():
         providers = ctx.database.read(rp_obj.get_all, **filters)
         body, modified = _listing(req, providers)
-        return util.encoded_json_response(req, body, last_modified=modified)
+        return responses.encoded_json_response(req, body,
+                                               last_modified=modified)

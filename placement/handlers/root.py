@@ -1,15 +1,16 @@
 """GET /: the version document clients negotiate with."""
-from placement import microversion
-from placement import util
+from placement import negotiation
+from placement import responses
+from placement.handlers import base
 
 
-@util.handler(negotiate=False)
+@base.handler(negotiate=False)
 def home(req):
     version = {
         'id': 'v1.0',
-        'max_version': microversion.max_version_string(),
-        'min_version': microversion.min_version_string(),
+        'max_version': negotiation.max_version_string(),
+        'min_version': negotiation.min_version_string(),
         'status': 'CURRENT',
         'links': [{'rel': 'self', 'href': ''}],
     }
-    return util.json_response(req, {'versions': [version]})
+    return responses.json_response(req, {'versions': [version]})

@@ -1,8 +1,11 @@
 """Handlers: /traits and /resource_providers/{uuid}/traits (from 1.6)."""
 from placement import errors
-from placement import microversion
 from placement import microversions
-from placement import util
+from placement import negotiation
+from placement import responses
+from placement import timestamps
+from placement import validation
+from placement.handlers import base
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
 
@@ -16,10 +19,10 @@ _BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
 
 def _empty_response(req, status, row):
     """A bodiless answer; from 1.15 with the trait's cache headers."""
-    response = util.empty_response(req, status)
-    if microversion.at_least(req, microversions.CACHE_HEADERS):
+    response = responses.empty_response(req, status)
+    if negotiation.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
-        response.last_modified = util.rows_modified([row])
+        response.last_modified = timestamps.rows_modified([row])
     return response
 
 
@@ -45,22 +48,23 @@ def _list_filters(params):
     return filters
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def list_traits(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:traits:list')
-    params = util.validate_query(req, schema.LIST_TRAITS_QUERY)
+    params = validation.validate_query(req, schema.LIST_TRAITS_QUERY)
     filters = _list_filters(params)
     rows = ctx.database.read(trait_obj.list_traits, **filters)
-    return util.json_response(req, {'traits': [row.name for row in rows]},
-                              last_modified=util.rows_modified(rows))
+    return responses.json_response(
+        req, {'traits': [row.name for row in rows]},
+        last_modified=timestamps.rows_modified(rows))
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def get_trait(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:traits:show')
     name = req.urlvars['name']
     row = ctx.database.read(trait_obj.get_trait, name)
@@ -69,63 +73,64 @@ def get_trait(req):
     return _empty_response(req, 204, row)
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def put_trait(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:traits:update')
     name = req.urlvars['name']
-    if not util.is_valid(name, schema.CUSTOM_TRAIT_NAME):
+    if not validation.is_valid(name, schema.CUSTOM_TRAIT_NAME):
         # Clients match this wording rather than the schema's.
         raise errors.BadRequest(_BAD_NAME)
     row, created = ctx.database.write(trait_obj.create_trait, name)
     response = _empty_response(req, 201 if created else 204, row)
-    response.location = util.location(req, '/traits/' + name)
+    response.location = responses.location(req, '/traits/' + name)
     return response
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def delete_trait(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:traits:delete')
     ctx.database.write(trait_obj.delete_trait, req.urlvars['name'])
-    return util.empty_response(req)
+    return responses.empty_response(req)
 
 
 def _provider_traits_body(names, generation):
     return {'traits': list(names), 'resource_provider_generation': generation}
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def list_traits_for_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:resource_providers:traits:list')
     generation, rows = ctx.database.read(trait_obj.provider_traits,
                                          req.urlvars['uuid'])
-    return util.json_response(
+    return responses.json_response(
         req, _provider_traits_body((row.name for row in rows), generation),
-        last_modified=util.rows_modified(rows))
+        last_modified=timestamps.rows_modified(rows))
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
-@util.require_json_content
+@base.handler
+@negotiation.since(microversions.TRAITS)
+@validation.require_json_content
 def update_traits_for_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:resource_providers:traits:update')
-    data = util.extract_json(req, schema.SET_PROVIDER_TRAITS)
+    data = validation.extract_json(req, schema.SET_PROVIDER_TRAITS)
     names, generation = ctx.database.write(
         trait_obj.set_provider_traits, req.urlvars['uuid'], data['traits'],
         data['resource_provider_generation'])
-    return util.json_response(req, _provider_traits_body(names, generation))
+    return responses.json_response(
+        req, _provider_traits_body(names, generation))
 
 
-@util.handler
-@microversion.since(microversions.TRAITS)
+@base.handler
+@negotiation.since(microversions.TRAITS)
 def delete_traits_for_resource_provider(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can('placement:resource_providers:traits:delete')
     ctx.database.write(trait_obj.delete_provider_traits, req.urlvars['uuid'])
-    return util.empty_response(req)
+    return responses.empty_response(req)

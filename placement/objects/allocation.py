@@ -28,6 +28,7 @@ import sqlalchemy as sa
 
 from placement import errors
 from placement import tables
+from placement import timestamps
 from placement.objects import base
 from placement.objects import consumer as consumer_obj
 from placement.objects import figures
@@ -265,7 +266,8 @@ def get_for_consumer(conn, uuid):
         entry = by_provider.setdefault(
             row.uuid, {'generation': row.generation, 'resources': {}})
         entry['resources'][names[row.resource_class_id]] = row.used
-    return consumer_obj.get(conn, uuid), by_provider, base.last_change(rows)
+    return (consumer_obj.get(conn, uuid), by_provider,
+            timestamps.last_change(rows))
 
 
 def get_for_provider(conn, uuid):
@@ -285,5 +287,5 @@ def get_for_provider(conn, uuid):
             'resources'][names[row.resource_class_id]] = row.used
     return (provider.generation, by_consumer,
             consumer_obj.generations(conn, by_consumer),
-            base.last_change(rows) or provider.updated_at
+            timestamps.last_change(rows) or provider.updated_at
             or provider.created_at)

@@ -1,69 +1,6 @@
 """SQL helpers every object module uses: lookups, locks, generations.
 
-The concurrency rule of the service lives here.  A write that depends on a
-provider's state (its inventory, its usage, its place in a tree) first
-locks that provider's row with ``lock_providers`` and then bumps its
-generation with ``bump_generation`` in the same transaction:
-
-* MariaDB/MySQL: ``SELECT ... FOR UPDATE`` takes the row lock before the
-  write reads usages.  Under REPEATABLE-READ the snapshot of InnoDB is taken
-  at the first *plain* read, which therefore happens after the lock was
-  granted, i.e. after any competing writer committed; under READ-COMMITTED
-  every statement sees the latest commit anyway.
-* PostgreSQL: ``FOR UPDATE`` blocks until the competing transaction ends;
-  at READ COMMITTED the following reads see its commit.
-* SQLite: writers start with ``BEGIN IMMEDIATE`` (see ``db.py``), so there
-  is only ever one writer; ``FOR UPDATE`` is not emitted.
-
-Locks are taken in ascending id order so two writers cannot deadlock on
-each other's providers; a deadlock that happens anyway is retried by
-``Database.write``.
-
-MariaDB Galera with several writing nodes
------------------------------------------
-``FOR UPDATE`` only locks rows on the node that runs it: two API processes
-on two nodes may both hold "the" lock on a provider and both read the same
-usage.  What serializes them is certification: at commit each node
-replicates the keys of the rows a transaction *wrote*, and of two
-concurrent transactions whose write sets share a key, the one ordered
-second is aborted (MySQL error 1213, deadlock) and ``Database.write`` runs
-it again, now seeing the winner's commit.  Certification ignores what a
-transaction only *read*, so the rule above must hold in this stronger
-form: **a write that decides from a provider's inventory or usage writes
-that provider's row**.  It does, through ``bump_generation``:
-
-* a claim (``allocation.apply``) checks capacity only on the providers
-  that receive its allocations (root, nested child, sharing provider
-  alike) and bumps the generation of each of them, so every two claims
-  whose checks overlap write a common row; so does every inventory
-  change, which also bumps, so a claim and a shrinking or removed
-  inventory conflict too;
-* the reshaper bumps every provider whose inventory it rewrites or that
-  receives allocations;
-* deleting a provider deletes its row, which every claim on it updates;
-  a child created under it refers to it by foreign key, which Galera
-  certifies as a reference to the parent's row;
-* only removing allocations writes no provider row: it can only free
-  capacity, and a claim that raced it and still counted that usage was
-  merely refused more eagerly;
-* two writers of one consumer update (or insert, a unique key) the same
-  consumer row.
-
-One path falls outside this: deleting a custom resource class locks the
-class row and then checks that no inventory refers to it, and a write that
-gives a provider its first inventory of the class share-locks that row
-(``referenced_class_ids``) but writes nothing the delete writes.  On one
-node the locks serialize them; on two nodes both can commit, leaving
-inventory of a deleted class.  Deleting a class is a rare operator act:
-on a multi-writer Galera cluster, send it through the node the services
-write to, or when nothing writes inventory of that class.
-
-A stale read on a lagging node is covered by the same argument: either
-the competing write set was applied before this transaction locked the
-row (and the read after the lock sees it), or it arrives while the local
-lock is held (Galera aborts the local transaction, error 1213), or after
-(certification aborts it).  None of these ends in a commit that read a
-usage another committed claim has since changed.
+The locking rule and why it holds: docs/developing.md, docs/galera.md.
 """
 import datetime
 
@@ -95,17 +32,6 @@ def chunks(values, size=IN_CHUNK):
 def now():
     return datetime.datetime.now(datetime.timezone.utc).replace(
         tzinfo=None, microsecond=0)
-
-
-def last_change(rows):
-    """The newest ``updated_at or created_at`` of ``rows``; None if there
-    are no rows.  A row with neither (written by an older release, or a
-    standard trait or class) counts as changed now, as upstream counts it.
-    """
-    stamps = [row.updated_at or row.created_at for row in rows]
-    if any(stamp is None for stamp in stamps):
-        return now()
-    return max(stamps, default=None)
 
 
 PROVIDER_COLUMNS = (RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from placement import errors
 from placement import tables
+from placement import timestamps
 from placement.objects import base
 
 INV = tables.inventories
@@ -26,7 +27,7 @@ def _records(rows):
         record = {f: getattr(row, f) for f in FIELDS}
         record['allocation_ratio'] = float(record['allocation_ratio'])
         records[row.class_name] = record
-    return records, base.last_change(rows)
+    return records, timestamps.last_change(rows)
 
 
 # One row per inventory, or a single row of NULL inventory columns.
@@ -159,9 +160,9 @@ def replace_all(conn, uuid, client_generation, records, *,
 
     ``client_generation`` None means the caller did not name one (the
     DELETE of all inventory, the reshaper).  ``report`` says how to
-    report errors to the caller; ``check_capacity`` False lets the reshaper write an
-    interim inventory that its last step checks.  Returns the new
-    generation.
+    report errors to the caller; ``check_capacity`` False lets the
+    reshaper write an interim inventory that its last step checks.
+    Returns the new generation.
     """
     provider_id, generation = base.lock_provider(
         conn, uuid, client_generation, conflict=_GENERATION_CONFLICT)

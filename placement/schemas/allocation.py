@@ -9,13 +9,12 @@ reshaper take a dict of such per-consumer bodies.
 import copy
 
 from placement import microversions
-from placement import util
 from placement.schemas import base
 from placement.schemas import inventory
 
 # Provider and consumer UUIDs as keys of a body: upstream's pattern (its
 # text is in the 400 clients see), 36 hex digits or dashes; the handlers
-# refuse what passes it without being a UUID (util.body_uuid).
+# refuse what passes it without being a UUID (validation.body_uuid).
 UUID_PATTERN = '^[0-9a-fA-F-]{36}$'
 CONSUMER_TYPE_PATTERN = '^[A-Z0-9_]+$'
 
@@ -26,7 +25,7 @@ RESOURCES = {
     'minProperties': 1,
     'patternProperties': {
         inventory.RESOURCE_CLASS_PATTERN: {
-            'type': 'integer', 'minimum': 1, 'maximum': util.MAX_INT},
+            'type': 'integer', 'minimum': 1, 'maximum': base.MAX_INT},
     },
     'additionalProperties': False,
 }
@@ -92,7 +91,7 @@ PUT_SCHEMA_1_12['required'] = PUT_SCHEMA_1_12.pop('required')
 PUT_SCHEMA_1_28 = copy.deepcopy(PUT_SCHEMA_1_12)
 del PUT_SCHEMA_1_28['properties']['allocations']['minProperties']
 PUT_SCHEMA_1_28['properties']['consumer_generation'] = {
-    'type': ['integer', 'null'], 'minimum': 0, 'maximum': util.MAX_INT}
+    'type': ['integer', 'null'], 'minimum': 0, 'maximum': base.MAX_INT}
 PUT_SCHEMA_1_28['required'].append('consumer_generation')
 
 # 1.34: the mappings of an allocation candidate may be sent back; ignored.

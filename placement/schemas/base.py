@@ -7,6 +7,8 @@ of the handler in ``handlers/<resource>.py`` that the route map names.
 """
 import collections
 
+# Upper bound of integer fields, as upstream's database columns.
+MAX_INT = 2147483647
 
 UUID = {'type': 'string', 'format': 'uuid'}
 GENERATION = {'type': 'integer', 'minimum': 0}
@@ -101,7 +103,7 @@ a ByVersion of such dicts when the status codes themselves change.
 ``body`` and ``query``: the request body and query-string schemas (or
 ByVersion), the very objects the handler validates with.  ``since``: the first
 version the operation exists in, when its handler does not say so with
-``microversion.since``.  ``path``: ``{parameter: schema}`` of the URL
+``negotiation.since``.  ``path``: ``{parameter: schema}`` of the URL
 parameters the handler validates.  ``versioned``: False for an app that
 answers outside the microversion negotiation (the console), whose
 answers carry no ``OpenStack-API-Version``.

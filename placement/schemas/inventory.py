@@ -2,7 +2,6 @@
 import copy
 
 from placement import microversions
-from placement import util
 from placement.schemas import base
 
 # Largest value of the single-precision float column of allocation_ratio.
@@ -11,7 +10,7 @@ RESOURCE_CLASS_PATTERN = '^[A-Z0-9_]+$'
 
 
 def _integer(minimum):
-    return {'type': 'integer', 'minimum': minimum, 'maximum': util.MAX_INT}
+    return {'type': 'integer', 'minimum': minimum, 'maximum': base.MAX_INT}
 
 
 # One record as PUT to /inventories/{resource_class}.

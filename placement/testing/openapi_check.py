@@ -5,17 +5,16 @@ path), the document's alternative for the response's microversion and
 status, and validates status, headers and body; it raises ``Mismatch``
 naming what broke.  Two users, one validator:
 
-* ``ResponseValidator``, a WSGI middleware that ``deploy.build_app`` adds
-  when ``PLACEMENT_VALIDATE_RESPONSES=1`` is in the environment: a
-  response the document does not allow is logged and replaced by a 500 in
-  the upstream error format naming the mismatch, so that any client (the
-  conformance suite, schemathesis) sees it fail;
+* ``ResponseValidator``, a WSGI middleware that ``deploy.build_app``
+  loads by name and adds when ``PLACEMENT_VALIDATE_RESPONSES=1`` is in the
+  environment: a response the document does not allow is logged and
+  replaced by a 500 in the upstream error format naming the mismatch, so
+  that any client (the conformance suite, schemathesis) sees it fail;
 * ``tests/openapi_support.py``, which checks every response any test
   receives.
 """
 import functools
 import logging
-import os
 import re
 
 import jsonschema
@@ -28,7 +27,6 @@ from placement import microversions
 from placement import openapi
 from placement.schemas import base
 
-ENABLE_VARIABLE = 'PLACEMENT_VALIDATE_RESPONSES'
 JSON = 'application/json'
 LOG = logging.getLogger(__name__)
 _FORMATS = jsonschema.Draft202012Validator.FORMAT_CHECKER
@@ -37,10 +35,6 @@ _VERSION_HEADER = openapi.VERSION_HEADER.lower()
 
 class Mismatch(AssertionError):
     """A response the document does not allow."""
-
-
-def enabled(environ=os.environ):
-    return environ.get(ENABLE_VARIABLE, '').lower() in ('1', 'true', 'yes')
 
 
 def _version(text):

@@ -1,9 +1,9 @@
 """Microversion negotiation: ``OpenStack-API-Version: placement X.Y``.
 
 The negotiated version is stored in the WSGI environ; handlers ask
-``microversion.at_least(req, microversions.NESTED_PROVIDERS)`` right next
+``negotiation.at_least(req, microversions.NESTED_PROVIDERS)`` right next
 to the behaviour that a version gates.  The versions themselves are named
-in ``microversions.py``.
+in ``microversions.py`` (the registry).
 """
 import functools
 
@@ -69,28 +69,30 @@ def at_least(req, version):
     return get(req) >= tuple(version)
 
 
-def require(req, version):
-    """404 unless the request's version is at least ``version``.
-
-    Routes that do not exist before a microversion answer like an unknown
-    URL, as upstream does.
-    """
-    if not at_least(req, version):
-        raise errors.NotFound()
-
-
-def since(version):
+def since(version, extension=False):
     """Decorator: the handler's route does not exist before ``version``.
 
-    Put it outside ``util.require_json_content`` so an old version gets
-    its 404 before any content-type check.
+    An upstream route answers an older version like an unknown URL, with
+    upstream's empty detail; ``extension=True`` marks a route of ours
+    that upstream lacks, whose 404 says which version it needs.
+
+    Put it outside ``validation.require_json_content`` so an old version
+    gets its 404 before any content-type check.
     """
     def decorator(func):
         @functools.wraps(func)
         def wrapper(req):
-            require(req, version)
+            if not at_least(req, version):
+                raise errors.NotFound(
+                    _needs(req, version) if extension else None)
             return func(req)
         # For the OpenAPI document (functools.wraps carries it outward).
         wrapper.since = version
         return wrapper
     return decorator
+
+
+def _needs(req, version):
+    """The detail of an extension route's 404 below its version."""
+    return ('%s %s is not available before microversion %s.'
+            % (req.method, req.path, version))

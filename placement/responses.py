@@ -1,0 +1,47 @@
+"""The answers handlers return: JSON (with cache headers from 1.15), no
+body, links and Location."""
+import orjson
+import webob
+
+from placement import microversions
+from placement import negotiation
+from placement import timestamps
+
+# The one media type the API speaks, in and out.
+JSON = 'application/json'
+
+
+def json_response(req, data, status=200, last_modified=None):
+    """A JSON response; from 1.15 with cache headers."""
+    return encoded_json_response(req, orjson.dumps(data), status,
+                                 last_modified)
+
+
+def encoded_json_response(req, body, status=200, last_modified=None):
+    """``json_response`` for a body already encoded (bytes)."""
+    response = webob.Response(status=status, content_type=JSON,
+                              charset=None)
+    response.body = body
+    if negotiation.at_least(req, microversions.CACHE_HEADERS):
+        response.cache_control = 'no-cache'
+        response.last_modified = last_modified or timestamps.utcnow()
+    return response
+
+
+def empty_response(req, status=204):
+    """A bodiless answer; without cache headers, as upstream's writes
+    (only a trait's own URL has them, see handlers/trait.py)."""
+    response = webob.Response(status=status)
+    response.headers.pop('Content-Type', None)
+    response.content_type = None
+    return response
+
+
+def link(req, path, rel='self'):
+    """A link object; absolute under the script name (e.g. /placement)."""
+    return {'rel': rel, 'href': req.script_name + path}
+
+
+def location(req, path):
+    """An absolute Location header value, including any path prefix."""
+    return req.host_url + req.script_name + path
