@@ -13,9 +13,8 @@ from placement.candidates import summaries as summaries_mod
 
 @dataclasses.dataclass
 class Answer:
-    """The response body as bytes (``parts``, to be sent in order) and
-    how many candidates it holds."""
-    parts: list
+    """The response body (bytes) and how many candidates it holds."""
+    body: bytes
     count: int
 
 

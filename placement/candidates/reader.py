@@ -129,9 +129,10 @@ class RequestSearch:
         self.summary_classes = None
         if version < microversions.ALL_CLASSES_IN_SUMMARY:
             self.summary_classes = sorted(set(requested))
-        # Per statement read, (its Layout, {rp: its last row}): what the
-        # summaries reuse.
+        # Per statement read, (its Layout, {rp: the summary part of its
+        # row}): what the summaries reuse.  Alike parts are kept once.
         self.seen = []
+        self._alike = {}
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
                                              with_capacity)
@@ -219,9 +220,11 @@ class RequestSearch:
         seen = {}
         self.seen.append((layout, seen))
         uuids = self.uuids
+        alike = self._alike
         for row in rows:
             fit = int(row[3])   # MySQL sums to a Decimal
-            seen[row[1]] = row
+            part = layout.summary_part(row)
+            seen[row[1]] = alike.setdefault(part, part)
             uuids[row[1]] = row[-1]
             limits = NO_LIMITS
             if layout.limits:

@@ -1,10 +1,12 @@
 """All of GET /allocation_candidates' response JSON, in one place.
 
-Each candidate is encoded as it comes from the combiner, so a worker
-holds the answer as bytes, not as Python objects; the provider summaries
-follow once the candidates are known.  The bytes are those of encoding
+Each candidate is encoded into one buffer as it comes from the
+combiner, so a worker holds the answer as bytes, not as Python objects;
+the provider summaries follow once the candidates are known.  The bytes are those of encoding
 the whole answer at once (compact JSON, keys in insertion order).
 """
+import io
+
 import orjson
 
 from placement import microversions
@@ -21,7 +23,10 @@ class Rendering:
         self.with_tree = version >= microversions.NESTED_CANDIDATES
         self.rc_names = rc_names
         self.uuids = uuids
-        self.parts = []
+        # One buffer: each encoded piece is copied in and freed at once
+        # (orjson's own buffers are several times the size of a candidate).
+        self.out = io.BytesIO()
+        self.out.write(b'{"allocation_requests":[')
         self.count = 0
         self.providers = set()
         # Candidates often share their amounts dicts (never changed while
@@ -55,7 +60,9 @@ class Rendering:
             body['mappings'] = {
                 suffix: [uuids[rp] for rp in providers]
                 for suffix, providers in mappings.items()}
-        self.parts.append(orjson.dumps(body))
+        if self.count:
+            self.out.write(b',')
+        self.out.write(orjson.dumps(body))
         self.count += 1
 
     def map_only(self, candidate):
@@ -66,12 +73,11 @@ class Rendering:
             self.providers.update(providers)
 
     def finish(self, summaries):
-        """The whole body as a list of bytes, given ``summaries`` {rp:
-        (uuid, parent uuid, root uuid, resources, traits)}."""
-        head = [b'{"allocation_requests":[', b','.join(self.parts),
-                b'],"provider_summaries":{']
-        self.parts = None
-        entries = []
+        """The whole body (bytes), given ``summaries`` {rp: (uuid, parent
+        uuid, root uuid, resources, traits)}."""
+        out = self.out
+        out.write(b'],"provider_summaries":{')
+        first = True
         for uuid, parent, root, resources, traits in summaries.values():
             summary = {'resources': resources}
             if self.with_traits:
@@ -79,5 +85,13 @@ class Rendering:
             if self.with_tree:
                 summary['parent_provider_uuid'] = parent
                 summary['root_provider_uuid'] = root
-            entries.append(orjson.dumps(uuid) + b':' + orjson.dumps(summary))
-        return head + [b','.join(entries), b'}}']
+            if not first:
+                out.write(b',')
+            first = False
+            out.write(orjson.dumps(uuid))
+            out.write(b':')
+            out.write(orjson.dumps(summary))
+        out.write(b'}}')
+        self.out = None
+        # getvalue() hands over the buffer itself, without a copy.
+        return out.getvalue()

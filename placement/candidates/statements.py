@@ -69,18 +69,24 @@ class Layout:
         return [inventory.c.total, inventory.c.reserved,
                 inventory.c.allocation_ratio, used]
 
-    def figures(self, row, into):
-        """Add {rc: (capacity, used)} of the classes ``row`` serves to
-        ``into``."""
-        fit = int(row[3])
+    def summary_part(self, row):
+        """What ``row`` says of its provider's summary: (class mask,
+        figures..., listed); providers with alike inventories have equal
+        parts."""
+        return row[3:self.listed + 1]
+
+    def figures(self, part, into):
+        """Add {rc: (capacity, used)} of the classes a ``summary_part``
+        serves to ``into``."""
+        fit = int(part[0])
         width = self.width
         for bit, rc in self.bits:
             if fit >> bit & 1:
-                at = 4 + width * bit
+                at = 1 + width * bit
                 if self.in_sql:
-                    into[rc] = (row[at], row[at + 1])
+                    into[rc] = (part[at], part[at + 1])
                 else:
-                    total, reserved, ratio, used = row[at:at + 4]
+                    total, reserved, ratio, used = part[at:at + 4]
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
 

@@ -82,18 +82,17 @@ def _resources(conn, search, providers):
     seen = list(enumerate(search.seen))
     for rp in providers:
         # What the rows say of a provider, without its id and tree.
-        key = tuple((number, row[3:layout.listed + 1])
-                    for number, (layout, rows) in seen
-                    for row in (rows.get(rp),) if row is not None)
+        key = tuple((number, part) for number, (_, parts) in seen
+                    for part in (parts.get(rp),) if part is not None)
         summary = by_rows.get(key, False)
         if summary is False:
             per_class = {}
             listed = None
-            for number, (layout, rows) in seen:
-                row = rows.get(rp)
-                if row is not None:
-                    listed = row[layout.listed]
-                    layout.figures(row, per_class)
+            for number, (layout, parts) in seen:
+                part = parts.get(rp)
+                if part is not None:
+                    listed = part[-1]
+                    layout.figures(part, per_class)
             summary = by_rows[key] = (
                 render(per_class) if len(per_class) == listed else None)
         if summary is None:

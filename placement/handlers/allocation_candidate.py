@@ -34,10 +34,7 @@ def _answer(req, ctx, version, parsed, phases):
     with phases.searching():
         answer = ctx.database.read(_search, ctx, parsed, version)
     with phases.rendering():
-        response = responses.encoded_json_response(req, b'')
-        # Sent part by part: the answer is never copied into one string.
-        response.app_iter = answer.parts
-        response.content_length = sum(len(part) for part in answer.parts)
+        response = responses.encoded_json_response(req, answer.body)
     return response, answer.count
 
 

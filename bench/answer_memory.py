@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""What answering a large GET /allocation_candidates costs a worker in
+memory: the growth of its peak RSS for one full answer, against the
+size of the JSON it sends.
+
+A fresh process builds the WSGI application, warms it with a small
+query, starts its peak RSS over (Linux: /proc/self/clear_refs), then
+answers the benchmark query once, with no limit, and reads how far its
+peak rose above the RSS it had before.  The data set is placement_bench.py's flat one, written
+straight into SQLite as explain_bench.py writes it.
+
+Usage: ``.venv/bin/python bench/answer_memory.py --flat 20000``.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import sqlalchemy as sa
+import webob
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import explain_bench  # noqa: E402 (the data set writer)
+
+from placement import conf as placement_conf  # noqa: E402
+from placement import deploy  # noqa: E402
+
+
+def _status_kib(field):
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith(field + ':'):
+                return int(line.split()[1])
+    raise SystemExit('no %s in /proc/self/status' % field)
+
+
+def reset_peak():
+    """Start the peak RSS (VmHWM) over from the current RSS (Linux)."""
+    with open('/proc/self/clear_refs', 'w') as refs:
+        refs.write('5')
+
+
+def answer(path, query):
+    """In this process: (peak growth in KiB, bytes of the answer)."""
+    conf = placement_conf.load(config_files=[path])
+    app = deploy.loadapp(conf)
+    webob.Request.blank('/allocation_candidates?' + query + '&limit=1',
+                        headers=explain_bench.HEADERS).get_response(app)
+    reset_peak()
+    before = _status_kib('VmRSS')
+    response = webob.Request.blank(
+        '/allocation_candidates?' + query,
+        headers=explain_bench.HEADERS).get_response(app)
+    return _status_kib('VmHWM') - before, len(response.body)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--flat', type=int, default=20000)
+    parser.add_argument('--answer', nargs=2, metavar=('CONF', 'QUERY'),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.answer:
+        print(json.dumps(answer(*args.answer)))
+        return
+    workdir = tempfile.mkdtemp(prefix='answer-memory-')
+    path = os.path.join(workdir, 'placement.conf')
+    with open(path, 'w') as out:
+        out.write('[api]\nauth_strategy = noauth2\n'
+                  '[placement_database]\nconnection = sqlite:///%s\n'
+                  'sync_on_startup = True\n'
+                  % os.path.join(workdir, 'placement.sqlite'))
+    conf = placement_conf.load(config_files=[path])
+    deploy.loadapp(conf)     # creates the schema and standard names
+    query = explain_bench.fill(
+        sa.create_engine(conf.placement_database.connection), 'flat',
+        args.flat)
+    output = subprocess.run(
+        [sys.executable, __file__, '--answer', path, query],
+        check=True, capture_output=True, text=True).stdout
+    growth, size = json.loads(output.splitlines()[-1])
+    print('| flat providers | answer | peak RSS growth | growth / answer |')
+    print('| --- | --- | --- | --- |')
+    print('| {:,} | {:.1f} MB | {:.1f} MB | {:.2f}x |'.format(
+        args.flat, size / 1e6, growth * 1024 / 1e6, growth * 1024 / size))
+
+
+if __name__ == '__main__':
+    main()
