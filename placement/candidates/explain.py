@@ -134,19 +134,26 @@ def census(conn, reading, query):
     return Census(providers, failures, frozenset(root_failing))
 
 
-def explain(conn, query, version, conf):
+def explain(conn, query, version, conf, unanswered=None):
     """The JSON body of GET /allocation_candidates/explain for a parsed
-    CandidateQuery."""
-    reading, request = pipeline.search(conn, query, version, explain=True)
+    CandidateQuery; ``unanswered`` is the list's pipeline.Unanswered when
+    it found nothing (its trees are not read again)."""
+    if unanswered is None:
+        reading, request = pipeline.search(conn, query, version,
+                                           explain=True)
+        trees = list(reading.trees())
+        reading.close()
+    else:
+        reading, request, trees = (unanswered.reading, unanswered.request,
+                                   unanswered.trees)
     facts = census(conn, reading, query)
-    trees = list(reading.trees())
-    reading.close()
     rules = checks_mod.tree_stack(query)
     caps = [cap for cap in (query.limit, conf.max_allocation_candidates)
             if cap is not None and cap > 0]
     dropped, count = _dropped(request, trees, facts, rules,
-                              min(caps) if caps else None)
-    if request.sharing.roots:
+                              min(caps) if caps else None,
+                              searched=unanswered is not None)
+    if request.sharing.roots and unanswered is None:
         # A candidate of sharing providers only comes once, from the
         # first tree they serve: the list's own count.
         rooted = (tree for tree in trees
@@ -158,9 +165,10 @@ def explain(conn, query, version, conf):
     return _body(query, reading, facts, stacks, rules, dropped, count)
 
 
-def _dropped(request, trees, facts, rules, cap):
+def _dropped(request, trees, facts, rules, cap, searched=False):
     """({root: index in ``rules`` of the step the tree drops out at},
-    the candidates of the other trees, counted up to ``cap``)."""
+    the candidates of the other trees, counted up to ``cap``).
+    ``searched``: the list already searched ``trees`` and found none."""
     combining = len(rules) - 1
     root_step = len(request.groups)
     dropped = {}
@@ -171,6 +179,8 @@ def _dropped(request, trees, facts, rules, cap):
             dropped[tree.root] = group
         elif tree.root in facts.root_failing:
             dropped[tree.root] = root_step
+        elif searched:
+            dropped[tree.root] = combining
         else:
             # Past the cap, one candidate still says the tree holds some.
             budget = None if cap is None else max(cap - count, 1)

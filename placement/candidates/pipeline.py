@@ -13,9 +13,41 @@ from placement.candidates import summaries as summaries_mod
 
 @dataclasses.dataclass
 class Answer:
-    """The response body (bytes) and how many candidates it holds."""
+    """The response body (bytes) and how many candidates it holds; with
+    none, ``unanswered`` is what was read, to explain it from."""
     body: bytes
     count: int
+    unanswered: object = None
+
+
+@dataclasses.dataclass
+class Unanswered:
+    """A query's reading, the combiner's Request and every tree read,
+    none of which held a candidate."""
+    reading: object
+    request: object
+    trees: list
+
+
+class _Kept:
+    """The trees the combiner takes, kept only while it has found no
+    candidate: an empty answer is then explained from them, not read
+    again."""
+
+    def __init__(self, trees):
+        self._trees = trees
+        self.trees = []
+
+    def __iter__(self):
+        for tree in self._trees:
+            if self.trees is not None:
+                self.trees.append(tree)
+            yield tree
+
+    def watch(self, candidates):
+        for candidate in candidates:
+            self.trees = None
+            yield candidate
 
 
 def search(conn, query, version, explain=False):
@@ -52,14 +84,20 @@ def list_candidates(conn, query, version, conf):
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
     maps_only = not all(group.amounts for group in request.groups)
-    for candidate in rank(combine(request, reading.trees(), conf),
+    read = _Kept(reading.trees())
+    for candidate in rank(read.watch(combine(request, read, conf)),
                           query.limit, conf):
         rendering.add(candidate)
         if maps_only:
             rendering.map_only(candidate)
     reading.close()
     summaries = summaries_mod.summaries(conn, reading, rendering.providers)
-    return Answer(rendering.finish(summaries), rendering.count)
+    answer = Answer(rendering.finish(summaries), rendering.count)
+    if read.trees is not None and not query.root_required:
+        # Without root_required the list read every tree the explanation
+        # would.
+        answer.unanswered = Unanswered(reading, request, read.trees)
+    return answer
 
 
 def _sample(iterable, size):

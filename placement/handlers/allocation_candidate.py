@@ -56,7 +56,7 @@ def _search(conn, ctx, parsed, version):
     answer = pipeline.list_candidates(conn, parsed, version,
                                       ctx.config.placement)
     if not answer.count and ctx.config.placement.explain_empty_results:
-        _log_explanation(ctx, conn, parsed, version)
+        _log_explanation(ctx, conn, parsed, version, answer.unanswered)
     return answer
 
 
@@ -70,12 +70,13 @@ def _parse(req, rule):
     return ctx, version, query.parse_candidate_query(req.GET, version)
 
 
-def _log_explanation(ctx, conn, parsed, version):
+def _log_explanation(ctx, conn, parsed, version, unanswered):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
         summary = explain.explain(conn, parsed, version,
-                                  ctx.config.placement)['summary']
+                                  ctx.config.placement,
+                                  unanswered)['summary']
     except Exception:
         if conn.invalidated:
             # The database went away: let the reader answer 503 as for any
