@@ -44,7 +44,6 @@ def consumer_write(req, consumer_uuid, body):
         conf = util.context(req).config.placement
         write.project_id = conf.incomplete_consumer_project_id
         write.user_id = conf.incomplete_consumer_user_id
-        write.owner_given = False
     if microversion.at_least(req, microversions.CONSUMER_GENERATIONS):
         write.generation = body['consumer_generation']
     if microversion.at_least(req, microversions.CONSUMER_TYPES):
