@@ -26,13 +26,15 @@ import helpers
 from placement import migration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA_DUMP = os.path.join(ROOT, '..', 'shared', 'reference',
-                           'upstream-schema-sqlite.sql')
+# A checkout without ../shared beside it (a git worktree) names the dump.
+SCHEMA_DUMP = os.environ.get('PLACEMENT_UPSTREAM_SCHEMA', os.path.join(
+    ROOT, '..', 'shared', 'reference', 'upstream-schema-sqlite.sql'))
 UPSTREAM_HEAD = 'a082b8bb98d0'
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(SCHEMA_DUMP),
-    reason='needs ../shared/reference/upstream-schema-sqlite.sql')
+    reason='needs ../shared/reference/upstream-schema-sqlite.sql '
+    '(or $PLACEMENT_UPSTREAM_SCHEMA)')
 
 RP_UUID = str(uuid.uuid4())
 CONSUMER_UUID = str(uuid.uuid4())
