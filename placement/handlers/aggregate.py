@@ -6,11 +6,12 @@ from placement.objects import aggregate as aggregate_obj
 from placement.schemas import aggregate as schema
 
 
-def _response(req, aggregates, generation, last_modified=None):
+def _response(req, aggregates, generation):
     body = {'aggregates': list(aggregates)}
     if microversion.at_least(req, microversions.AGGREGATES_GENERATION):
         body['resource_provider_generation'] = generation
-    return util.json_response(req, body, last_modified=last_modified)
+    # Last-Modified is now: upstream keeps no time of a membership.
+    return util.json_response(req, body)
 
 
 @util.handler
@@ -20,8 +21,7 @@ def get_aggregates(req):
     ctx.can('placement:resource_providers:aggregates:list')
     generation, rows = ctx.database.read(aggregate_obj.provider_aggregates,
                                          req.urlvars['uuid'])
-    return _response(req, (row.uuid for row in rows), generation,
-                     last_modified=util.rows_modified(rows))
+    return _response(req, (row.uuid for row in rows), generation)
 
 
 @util.handler

@@ -268,7 +268,8 @@ def get_for_consumer(conn, uuid):
 
 def get_for_provider(conn, uuid):
     """(provider generation, {consumer uuid: {resources}}, consumer
-    generations {uuid: generation}, last change); 404 without provider."""
+    generations {uuid: generation}, last change of the allocations, None
+    without any); 404 without provider."""
     provider = base.get_provider(
         conn, uuid, "Resource provider '%s' not found: {0}" % uuid)
     rows = conn.execute(
@@ -283,5 +284,4 @@ def get_for_provider(conn, uuid):
             'resources'][names[row.resource_class_id]] = row.used
     return (provider.generation, by_consumer,
             consumer_obj.generations(conn, by_consumer),
-            base.last_change(rows) or provider.updated_at
-            or provider.created_at)
+            base.last_change(rows))
