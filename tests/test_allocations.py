@@ -246,6 +246,18 @@ def test_consumer_rows_follow_allocations(client, database):
                 'SELECT uuid FROM consumers WHERE uuid IN (:a, :b)'),
                 {'a': consumers[0], 'b': consumers[1]}).scalars().all()
         assert left == [consumers[1]]
+        # Removing by PUT still records the owner named, as upstream.
+        owner = new_uuid()
+        assert put(client, consumers[1], {}, consumer_generation=1,
+                   project=owner, user=owner).status_code == 204
+        with engine.connect() as conn:
+            assert conn.execute(sa.text(
+                'SELECT COUNT(*) FROM consumers WHERE uuid = :c'),
+                {'c': consumers[1]}).scalar() == 0
+            for table in ('projects', 'users'):
+                assert conn.execute(sa.text(
+                    'SELECT COUNT(*) FROM %s WHERE external_id = :o'
+                    % table), {'o': owner}).scalar() == 1
     finally:
         engine.dispose()
 
