@@ -142,8 +142,12 @@ class BufferingThreadWorker(gthread.ThreadWorker):
     def set_accept_enabled(self, enabled):
         if enabled or self.alive:
             super().set_accept_enabled(enabled)
-            return
-        # Stopping for good (see the module docstring).
+        elif self.sockets:
+            self._stop_listening()
+
+    def _stop_listening(self):
+        """Take the connections queued on the listeners, then close them
+        (see the module docstring); once, when the worker stops."""
         for listener in self.sockets:
             while (self.nr_conns < self.worker_connections
                    and select.select([listener], [], [], 0)[0]):
@@ -151,6 +155,7 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         super().set_accept_enabled(False)
         for listener in self.sockets:
             listener.close()
+        self.sockets = []
 
     def murder_keepalived(self, force=False):
         super().murder_keepalived(force)
