@@ -80,6 +80,39 @@ def test_list_format_before_1_12_fills_incomplete_owner(client):
                                                                  USER)
 
 
+def test_write_before_1_8_gives_existing_consumer_placeholder_owner(
+        client):
+    # Upstream takes the configured placeholders as the owner of any
+    # write without one, so an existing consumer loses its owner; the
+    # write bumps its generation once, like any other.
+    rp = make_provider(client, {'DISK_GB': {'total': 100}})
+    consumer, project, user = new_uuid(), new_uuid(), new_uuid()
+    response = put(client, consumer, {rp: {'DISK_GB': 10}}, project=project,
+                   user=user)
+    assert response.status_code == 204, response.text
+    response = client.put('/allocations/%s' % consumer, headers=version(1.7),
+                          json={'allocations': [
+                              {'resource_provider': {'uuid': rp},
+                               'resources': {'DISK_GB': 20}}]})
+    assert response.status_code == 204, response.text
+    got = client.get('/allocations/%s' % consumer, headers=version(1.28))
+    assert got.json() == {
+        'allocations': {rp: {'generation': 3,
+                             'resources': {'DISK_GB': 20}}},
+        'consumer_generation': 2, 'project_id': INCOMPLETE,
+        'user_id': INCOMPLETE}
+    usages = client.get('/usages?project_id=%s' % project,
+                        headers=version(1.9))
+    assert usages.json() == {'usages': {}}
+    # The generation the reset left is the one to name next.
+    response = put(client, consumer, {rp: {'DISK_GB': 30}},
+                   consumer_generation=2, project=project, user=user)
+    assert response.status_code == 204, response.text
+    got = client.get('/allocations/%s' % consumer).json()
+    assert (got['consumer_generation'], got['project_id'],
+            got['user_id']) == (3, project, user)
+
+
 def test_consumer_generation_rules(client):
     rp = make_provider(client, {'VCPU': {'total': 8}})
     consumer = new_uuid()
@@ -213,6 +246,18 @@ def test_consumer_rows_follow_allocations(client, database):
                 'SELECT uuid FROM consumers WHERE uuid IN (:a, :b)'),
                 {'a': consumers[0], 'b': consumers[1]}).scalars().all()
         assert left == [consumers[1]]
+        # Removing by PUT still records the owner named, as upstream.
+        owner = new_uuid()
+        assert put(client, consumers[1], {}, consumer_generation=1,
+                   project=owner, user=owner).status_code == 204
+        with engine.connect() as conn:
+            assert conn.execute(sa.text(
+                'SELECT COUNT(*) FROM consumers WHERE uuid = :c'),
+                {'c': consumers[1]}).scalar() == 0
+            for table in ('projects', 'users'):
+                assert conn.execute(sa.text(
+                    'SELECT COUNT(*) FROM %s WHERE external_id = :o'
+                    % table), {'o': owner}).scalar() == 1
     finally:
         engine.dispose()
 

@@ -38,7 +38,8 @@ BOUNDED = ('read 1.0', 'read 1.39', 'nobody 1.23', 'empty body 1.23',
            'rp traits put', 'inv create latest', 'inv replace',
            'in use', 'inv update', 'alloc put latest', 'alloc put odd',
            'alloc post latest', 'reshape latest', 'member', 'no token',
-           'rp update latest', 'rp reparent')
+           'rp update latest', 'rp reparent', 'owner reset',
+           'reshape empty inventories')
 
 
 def test_answers_match_upstream():

@@ -26,13 +26,15 @@ import helpers
 from placement import migration
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMA_DUMP = os.path.join(ROOT, '..', 'shared', 'reference',
-                           'upstream-schema-sqlite.sql')
+# A checkout without ../shared beside it (a git worktree) names the dump.
+SCHEMA_DUMP = os.environ.get('PLACEMENT_UPSTREAM_SCHEMA', os.path.join(
+    ROOT, '..', 'shared', 'reference', 'upstream-schema-sqlite.sql'))
 UPSTREAM_HEAD = 'a082b8bb98d0'
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(SCHEMA_DUMP),
-    reason='needs ../shared/reference/upstream-schema-sqlite.sql')
+    reason='needs ../shared/reference/upstream-schema-sqlite.sql '
+    '(or $PLACEMENT_UPSTREAM_SCHEMA)')
 
 RP_UUID = str(uuid.uuid4())
 CONSUMER_UUID = str(uuid.uuid4())
@@ -327,3 +329,133 @@ def test_row_without_timestamps_counts_as_changed_now(client, database):
         response.headers['last-modified'])
     date = email.utils.parsedate_to_datetime(response.headers['date'])
     assert abs((date - modified).total_seconds()) < 60
+
+
+# -- rows without timestamps ------------------------------------------------
+#
+# Old releases left created_at and updated_at NULL.  Upstream counts such
+# a row as changed now; Last-Modified (from 1.15) is the newest
+# ``updated_at or created_at`` of the rows each path reads, except where
+# it is always now, and a trait's own URL shows its created_at alone
+# (none at all without one).  Every other table starts at these times:
+CREATED = datetime.datetime(2020, 1, 1)
+UPDATED = datetime.datetime(2020, 6, 1)
+TIMED_RP = str(uuid.uuid4())
+TIMED_EMPTY = str(uuid.uuid4())
+TIMED_CONSUMER = str(uuid.uuid4())
+TIMED_TRAIT = 'CUSTOM_DROPIN_TIMED'
+TIMESTAMPED = ('resource_providers', 'inventories', 'allocations',
+               'resource_classes', 'traits', 'resource_provider_traits',
+               'placement_aggregates', 'resource_provider_aggregates',
+               'projects', 'users', 'consumer_types', 'consumers')
+# (microversion, path, what Last-Modified is: the tables whose rows give
+# it, NOW, or CREATED_ONLY for the traits' created_at).
+NOW = ()
+CREATED_ONLY = 'traits created_at'
+_RP = '/resource_providers/' + TIMED_RP
+READS = [(v, path, source) for v in ('1.15', '1.39') for path, source in (
+    ('/resource_providers', ('resource_providers',)),
+    ('/resource_providers?resources=VCPU:1', ('resource_providers',)),
+    ('/resource_providers?member_of=' + AGGREGATE_UUID,
+     ('resource_providers',)),
+    (_RP, ('resource_providers',)),
+    (_RP + '/inventories', ('inventories',)),
+    (_RP + '/inventories/VCPU', ('inventories',)),
+    (_RP + '/usages', NOW),
+    (_RP + '/allocations', ('allocations',)),
+    ('/resource_providers/%s/allocations' % TIMED_EMPTY, NOW),
+    (_RP + '/traits', ('traits',)),
+    (_RP + '/aggregates', NOW),
+    ('/allocations/' + TIMED_CONSUMER, ('allocations',)),
+    ('/resource_classes', ('resource_classes',)),
+    ('/resource_classes/VCPU', ('resource_classes',)),
+    ('/traits', ('traits',)),
+    ('/traits?associated=true', ('traits',)),
+    ('/traits/' + TIMED_TRAIT, CREATED_ONLY),
+    ('/usages?project_id=%s&user_id=%s' % (PROJECT_ID, USER_ID), NOW),
+    ('/allocation_candidates?resources=VCPU:1', NOW),
+)] + [('1.39', path, source) for path, source in (
+    ('/resource_providers?required=' + TIMED_TRAIT, ('resource_providers',)),
+    ('/usages?project_id=%s&consumer_type=INSTANCE' % PROJECT_ID, NOW),
+    ('/allocation_candidates?resources=VCPU:1&required=%s&member_of=%s'
+     % (TIMED_TRAIT, AGGREGATE_UUID), NOW),
+)]
+
+
+def _stamp(engine, nulled=None):
+    """Every timestamped row at CREATED/UPDATED, ``nulled``'s at NULL."""
+    with engine.begin() as conn:
+        for table in TIMESTAMPED:
+            stamps = ((None, None) if table == nulled
+                      else (CREATED, UPDATED))
+            conn.execute(sa.text(
+                'UPDATE %s SET created_at = :created, updated_at = :updated'
+                % table), dict(zip(('created', 'updated'), stamps)))
+
+
+def _get(client, version, path):
+    return client.get(path, headers=helpers.version(version))
+
+
+@pytest.fixture(scope='module')
+def timed(client, database):
+    """A provider with inventory, a trait, an aggregate and a typed
+    consumer, an empty provider, and the answers of READS while every row
+    has its times; yields an engine on the database."""
+    for name, rp_uuid in (('timed', TIMED_RP), ('timed-empty', TIMED_EMPTY)):
+        assert client.post('/resource_providers', json={
+            'name': name, 'uuid': rp_uuid}).status_code == 200
+    assert client.put(_RP + '/inventories', json={
+        'resource_provider_generation': 0,
+        'inventories': {'VCPU': {'total': 8}}}).status_code == 200
+    assert client.put('/traits/' + TIMED_TRAIT).status_code == 201
+    assert client.put(_RP + '/traits', json={
+        'resource_provider_generation': 1,
+        'traits': [TIMED_TRAIT, TRAIT]}).status_code == 200
+    assert client.put(_RP + '/aggregates', json={
+        'resource_provider_generation': 2,
+        'aggregates': [AGGREGATE_UUID]}).status_code == 200
+    assert client.put('/allocations/' + TIMED_CONSUMER, json={
+        'allocations': {TIMED_RP: {'resources': {'VCPU': 2}}},
+        'project_id': PROJECT_ID, 'user_id': USER_ID,
+        'consumer_generation': None,
+        'consumer_type': 'INSTANCE'}).status_code == 204
+    engine = database.engine()
+    _stamp(engine)
+    answers = {}
+    for version, path, _source in READS:
+        response = _get(client, version, path)
+        assert response.status_code in (200, 204), response.text
+        answers[version, path] = response.content
+    yield engine, answers
+    engine.dispose()
+
+
+def _last_modified(response):
+    value = response.headers.get('last-modified')
+    if value is None:
+        return None
+    modified = email.utils.parsedate_to_datetime(value)
+    date = email.utils.parsedate_to_datetime(response.headers['date'])
+    if abs((date - modified).total_seconds()) < 60:
+        return 'now'
+    return modified.replace(tzinfo=None)
+
+
+def _expected(source, nulled):
+    if source == CREATED_ONLY:
+        return None if nulled == 'traits' else CREATED
+    return 'now' if source == NOW or nulled in source else UPDATED
+
+
+@pytest.mark.parametrize('nulled', TIMESTAMPED)
+@pytest.mark.parametrize('version,path,source', READS)
+def test_rows_without_timestamps_answer_as_upstream(client, timed, nulled,
+                                                    version, path, source):
+    engine, answers = timed
+    _stamp(engine, nulled)
+    response = _get(client, version, path)
+    assert response.status_code in (200, 204), response.text
+    assert response.content == answers[version, path]
+    assert response.headers['cache-control'] == 'no-cache'
+    assert _last_modified(response) == _expected(source, nulled)

@@ -61,6 +61,28 @@ def test_move_inventory_and_allocations_to_child(client):
     assert got['allocations'][child]['resources'] == {'VCPU': 4}
 
 
+def test_provider_emptied_by_reshape_moves_one_generation(client):
+    # Upstream skips the interim inventory of a provider whose new
+    # inventory is empty: only the final write bumps its generation.
+    root, child, consumer = _tree(client)
+    root_gen, child_gen = generation(client, root), generation(client, child)
+    response = reshape(client, {
+        'inventories': {
+            root: {'resource_provider_generation': root_gen,
+                   'inventories': {}},
+            child: {'resource_provider_generation': child_gen,
+                    'inventories': {'VCPU': {'total': 8},
+                                    'DISK_GB': {'total': 100}}}},
+        'allocations': {
+            consumer: body({child: {'VCPU': 4, 'DISK_GB': 10}},
+                           consumer_generation=1)}})
+    assert response.status_code == 204, response.text
+    assert client.get('/resource_providers/%s/inventories' % root
+                      ).json() == {'resource_provider_generation':
+                                   root_gen + 1, 'inventories': {}}
+    assert generation(client, child) == child_gen + 3
+
+
 def test_failed_reshape_changes_nothing(client):
     root, child, consumer = _tree(client)
     root_gen, child_gen = generation(client, root), generation(client, child)

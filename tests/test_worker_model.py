@@ -1,8 +1,10 @@
 """The worker model of placement-api: slow and idle clients never delay
 complete requests, a request that does not arrive in time is dropped
 (placement/cmd/worker.py, over real HTTP), a worker that stops gracefully
-first finishes the requests it holds, and process-global state is right
-when requests run in threads."""
+first finishes the requests it holds, signals to a server under load fail
+no request (and SIGHUP re-reads the configuration), and process-global
+state is right when requests run in threads."""
+import collections
 import concurrent.futures
 import gc
 import os
@@ -196,3 +198,107 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, stop):
             assert httpx.get(server.url + '/').status_code == 200
     finally:
         server.stop()
+
+
+# Clients that keep sending while the server is signalled: bounded in
+# requests and in time.
+LOAD_CLIENTS = 4
+LOAD_REQUESTS = 400
+LOAD_SECONDS = 8
+
+
+def _load(server, index, signalled):
+    """Requests on one kept-alive connection until the bounds or a refusal;
+    a Counter of answers (by status), refusals and failures, and how
+    many answers came after ``signalled`` was set."""
+    outcomes = collections.Counter()
+    deadline = time.monotonic() + LOAD_SECONDS
+    with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
+                      timeout=60) as client:
+        for number in range(LOAD_REQUESTS):
+            if time.monotonic() > deadline:
+                break
+            try:
+                if number % 2:
+                    response = client.get('/resource_providers')
+                else:
+                    response = client.put('/traits/CUSTOM_LOAD_%d_%d'
+                                          % (index, number))
+            except httpx.ConnectError:
+                # Never accepted: the client knows nothing was done.
+                outcomes['refused'] += 1
+                break
+            except httpx.TransportError as exc:
+                outcomes['failed: %r' % exc] += 1
+                continue
+            outcomes[response.status_code] += 1
+            if signalled.is_set():
+                outcomes['after signal'] += 1
+    return outcomes
+
+
+def _write_policy(path, rules):
+    path.write_text(''.join('"%s": "%s"\n' % rule for rule in rules))
+
+
+@pytest.mark.parametrize('stop', ['server SIGTERM', 'server SIGHUP'])
+def test_signals_under_load_fail_no_request(tmp_path, stop):
+    # SIGTERM: what was accepted is answered, later connections are
+    # refused.  SIGHUP: nothing is refused, and the new workers use the
+    # configuration as it is now (here it names another policy file and
+    # another placeholder project, which only a re-read can pick up).
+    allowing, denying = tmp_path / 'allowing.yaml', tmp_path / 'denying.yaml'
+    _write_policy(allowing, [])
+    _write_policy(denying, [('placement:resource_classes:list', '!')])
+    db_url = 'sqlite:///%s' % (tmp_path / 'placement.sqlite')
+    helpers.write_config(str(tmp_path), db_url,
+                         '[oslo_policy]\npolicy_file = %s\n' % allowing)
+    server = helpers.Server(str(tmp_path), workers=2)
+    try:
+        signalled = threading.Event()
+        with concurrent.futures.ThreadPoolExecutor(LOAD_CLIENTS) as pool:
+            loads = [pool.submit(_load, server, index, signalled)
+                     for index in range(LOAD_CLIENTS)]
+            time.sleep(1.5)
+            if stop == 'server SIGHUP':
+                helpers.write_config(
+                    str(tmp_path), db_url,
+                    '[oslo_policy]\npolicy_file = %s\n'
+                    '[placement]\nincomplete_consumer_project_id = %s\n'
+                    % (denying, helpers.PROJECT))
+                os.kill(server.process.pid, signal.SIGHUP)
+            else:
+                os.kill(server.process.pid, signal.SIGTERM)
+            signalled.set()
+            outcomes = sum((load.result() for load in loads),
+                           collections.Counter())
+        failed = {key: count for key, count in outcomes.items()
+                  if key not in (200, 201, 'refused', 'after signal')}
+        assert not failed, (outcomes, server.log())
+        assert outcomes['after signal'], outcomes
+        if stop == 'server SIGTERM':
+            assert server.process.wait(api.GRACEFUL_TIMEOUT + 10) == 0
+            return
+        assert not outcomes['refused'], (outcomes, server.log())
+        _assert_reloaded(server)
+    finally:
+        server.stop()
+
+
+def _assert_reloaded(server):
+    with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
+                      timeout=30) as client:
+        deadline = time.monotonic() + 30
+        while client.get('/resource_classes').status_code != 403:
+            assert time.monotonic() < deadline, server.log()
+            time.sleep(0.2)
+        rp = helpers.make_provider(client, {'DISK_GB': {'total': 10}})
+        consumer = helpers.new_uuid()
+        response = client.put(
+            '/allocations/' + consumer, headers=helpers.version('1.7'),
+            json={'allocations': [{'resource_provider': {'uuid': rp},
+                                   'resources': {'DISK_GB': 1}}]})
+        assert response.status_code == 204, response.text
+        got = client.get('/allocations/' + consumer,
+                         headers=helpers.version('1.12')).json()
+        assert got['project_id'] == helpers.PROJECT

@@ -48,15 +48,19 @@ CH = 'd1ff0000-0000-4000-8000-000000000003'     # child of RP
 GC = 'd1ff0000-0000-4000-8000-000000000004'     # grandchild of RP
 EMPTY = 'd1ff0000-0000-4000-8000-000000000005'  # root without inventory
 SCRATCH = 'd1ff0000-0000-4000-8000-000000000006'  # created and deleted
+PROBE = 'd1ff0000-0000-4000-8000-000000000007'  # a probe's own provider
 C1 = 'd1ff0000-0000-4000-8000-00000000c001'     # consumer on RP
 C2 = 'd1ff0000-0000-4000-8000-00000000c002'     # consumer on CH
+C3 = 'd1ff0000-0000-4000-8000-00000000c003'     # a probe's own consumer
 AGG = 'd1ff0000-0000-4000-8000-00000000a001'
 AGG2 = 'd1ff0000-0000-4000-8000-00000000a002'
 NOPE = 'd1ff0000-0000-4000-8000-00000000ffff'   # exists nowhere
 PROJECT = 'd1ff0000-0000-4000-8000-0000000000e1'
 USER = 'd1ff0000-0000-4000-8000-0000000000e2'
-KNOWN_UUIDS = {RP, RP2, CH, GC, EMPTY, SCRATCH, C1, C2, AGG, AGG2, NOPE,
-               PROJECT, USER}
+# [placement] incomplete_consumer_project_id and _user_id by default.
+INCOMPLETE = '00000000-0000-0000-0000-000000000000'
+KNOWN_UUIDS = {RP, RP2, CH, GC, EMPTY, SCRATCH, PROBE, C1, C2, C3, AGG,
+               AGG2, NOPE, PROJECT, USER, INCOMPLETE}
 
 ADMIN = {'x-auth-token': 'admin'}
 SERVICE = {'x-auth-token': 'nova', 'x-roles': 'service'}
@@ -791,11 +795,56 @@ def reshaper():
         yield Step('no token', 'GET', path, headers={'x-auth-token': ''})
 
 
+def _probe_provider(label, inventories):
+    """Create PROBE with ``inventories`` (its generation is then 1)."""
+    yield Step(label, 'POST', '/resource_providers',
+               {'name': 'probe', 'uuid': PROBE})
+    yield Step(label, 'PUT', '/resource_providers/%s/inventories' % PROBE,
+               {'resource_provider_generation': 0,
+                'inventories': inventories})
+
+
+def owner_reset():
+    """A write before 1.8 (no owner in the body) to an existing consumer:
+    which owner, and which generation, GET shows afterwards."""
+    label = 'owner reset'
+    path = '/allocations/' + C3
+    yield from _probe_provider(label, {'DISK_GB': {'total': 100}})
+    yield Step(label, 'PUT', path, alloc_body({'DISK_GB': 10}, rp=PROBE))
+    yield Step(label, 'PUT', path, {'allocations': [
+        {'resource_provider': {'uuid': PROBE},
+         'resources': {'DISK_GB': 20}}]}, version='1.7')
+    for version in ('1.12', '1.28', 'latest'):
+        yield Step(label, 'GET', path, version=version)
+    yield Step(label, 'GET', '/usages?project_id=' + INCOMPLETE,
+               version='1.9')
+    yield Step(label, 'PUT', path, alloc_body({'DISK_GB': 30}, rp=PROBE,
+                                              gen=2))
+    yield Step(label, 'GET', path)
+    yield Step(label, 'DELETE', path)
+    yield Step(label, 'DELETE', '/resource_providers/' + PROBE)
+
+
+def reshape_empty_inventories():
+    """A reshape that lists a provider with empty inventories: how far
+    its generation moves."""
+    label = 'reshape empty inventories'
+    yield from _probe_provider(label, {'DISK_GB': {'total': 100}})
+    for given in (1, 2):
+        # The second time the provider has no inventory left.
+        yield Step(label, 'POST', '/reshaper', {
+            'inventories': {PROBE: {'resource_provider_generation': given,
+                                    'inventories': {}}},
+            'allocations': {}}, headers=SERVICE)
+        yield Step(label, 'GET', '/resource_providers/' + PROBE)
+    yield Step(label, 'DELETE', '/resource_providers/' + PROBE)
+
+
 def steps():
     sections = (world, every_route, negotiation, provider_queries,
                 candidate_queries, aggregate_writes, trait_and_class_writes,
-                inventory_writes, allocation_writes, reshaper,
-                provider_writes)
+                inventory_writes, allocation_writes, reshaper, owner_reset,
+                reshape_empty_inventories, provider_writes)
     for section in sections:
         yield from section()
 

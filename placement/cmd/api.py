@@ -5,9 +5,13 @@
 
 Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 ``--config-file``).  The database is prepared once here, before the workers
-start, so that they do not race each other migrating it.
+start, so that they do not race each other migrating it.  SIGHUP reads the
+configuration (and policy) again and replaces the workers with workers
+that use it, as upstream's re-imported WSGI module does; a configuration
+that does not load is logged and the server keeps the one it has.
 """
 import argparse
+import logging
 import multiprocessing
 import os
 import shutil
@@ -30,12 +34,26 @@ from placement.objects import bootstrap
 OPTIONAL_SETTINGS = ('control_socket_disable',)
 
 
+LOG = logging.getLogger(__name__)
+
+
 class _Server(gunicorn_base.BaseApplication):
 
-    def __init__(self, conf, options):
+    def __init__(self, args, conf, options):
+        self._args = args
         self._conf = conf
         self._options = options
         super().__init__()
+
+    def reload(self):
+        # SIGHUP, in the server process, before the new workers fork.  Any
+        # error is caught: raised here it would stop the whole server.
+        try:
+            self._conf = prepare(self._args)
+        except Exception:
+            LOG.exception('Configuration not reloaded, keeping the running '
+                          'one')
+        super().reload()
 
     def load_config(self):
         for key, value in self._options.items():
@@ -153,7 +171,7 @@ def _serve(args):
     }
     # What gunicorn refuses by itself is answered in the JSON error format.
     http_errors.install()
-    _Server(conf, options).run()
+    _Server(args, conf, options).run()
     return 0
 
 

@@ -15,11 +15,19 @@ A request that has not arrived within ``request_read_timeout`` seconds is
 dropped.  Idle kept-alive connections are gunicorn's own business
 (``keepalive``).
 
+A worker that stops takes the connections already queued on the listening
+socket and then closes its copy of it at once, rather than once its last
+request is done: gunicorn only stops watching it, and the kernel keeps
+completing connections into its queue until the last copy closes, then
+resets every one still queued.  A client that connected meanwhile would
+see its request fail instead of being served or refused.
+
 This uses the internals of gunicorn 27's ThreadWorker (``enqueue_req``,
 ``murder_keepalived``, the connection's parser); tests/test_worker_model.py
 fails if a gunicorn release changes them.
 """
 import re
+import select
 import selectors
 import time
 
@@ -130,6 +138,24 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         self._forget(conn)
         self.nr_conns -= 1
         conn.close()
+
+    def set_accept_enabled(self, enabled):
+        if enabled or self.alive:
+            super().set_accept_enabled(enabled)
+        elif self.sockets:
+            self._stop_listening()
+
+    def _stop_listening(self):
+        """Take the connections queued on the listeners, then close them
+        (see the module docstring); once, when the worker stops."""
+        for listener in self.sockets:
+            while (self.nr_conns < self.worker_connections
+                   and select.select([listener], [], [], 0)[0]):
+                self.accept(listener)
+        super().set_accept_enabled(False)
+        for listener in self.sockets:
+            listener.close()
+        self.sockets = []
 
     def murder_keepalived(self, force=False):
         super().murder_keepalived(force)

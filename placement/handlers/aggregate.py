@@ -2,7 +2,6 @@
 from placement import microversions
 from placement import negotiation
 from placement import responses
-from placement import timestamps
 from placement import uuids
 from placement import validation
 from placement.handlers import base
@@ -11,11 +10,12 @@ from placement.objects import aggregate as aggregate_obj
 from placement.schemas import aggregate as schema
 
 
-def _response(req, aggregates, generation, last_modified=None):
+def _response(req, aggregates, generation):
     body = {'aggregates': list(aggregates)}
     if negotiation.at_least(req, microversions.AGGREGATES_GENERATION):
         body['resource_provider_generation'] = generation
-    return responses.json_response(req, body, last_modified=last_modified)
+    # Last-Modified is now: upstream keeps no time of a membership.
+    return responses.json_response(req, body)
 
 
 @base.handler
@@ -25,8 +25,7 @@ def get_aggregates(req):
     ctx.can('placement:resource_providers:aggregates:list')
     generation, rows = ctx.database.read(aggregate_obj.provider_aggregates,
                                          req.urlvars['uuid'])
-    return _response(req, (row.uuid for row in rows), generation,
-                     last_modified=timestamps.rows_modified(rows))
+    return _response(req, (row.uuid for row in rows), generation)
 
 
 @base.handler

@@ -47,7 +47,6 @@ def consumer_write(req, consumer_uuid, body):
         conf = base.context(req).config.placement
         write.project_id = conf.incomplete_consumer_project_id
         write.user_id = conf.incomplete_consumer_user_id
-        write.owner_given = False
     if negotiation.at_least(req, microversions.CONSUMER_GENERATIONS):
         write.generation = body['consumer_generation']
     if negotiation.at_least(req, microversions.CONSUMER_TYPES):

@@ -17,12 +17,17 @@ _BAD_NAME_FILTER = ('Badly formatted name parameter. Expected name query '
                     '?name=[in|startswith]:[name1,name2|prefix]. Got: "%s"')
 
 
-def _empty_response(req, status, row):
-    """A bodiless answer; from 1.15 with the trait's cache headers."""
+def _empty_response(req, status, last_modified):
+    """A bodiless answer; from 1.15 with the trait's cache headers.
+
+    Upstream's Last-Modified here is the trait's created_at alone, and
+    GET sends none for a trait without one (left by an old release).
+    """
     response = responses.empty_response(req, status)
     if negotiation.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
-        response.last_modified = timestamps.rows_modified([row])
+        if last_modified is not None:
+            response.last_modified = timestamps.newest(last_modified)
     return response
 
 
@@ -70,7 +75,7 @@ def get_trait(req):
     row = ctx.database.read(trait_obj.get_trait, name)
     if row is None:
         raise errors.NotFound('No such trait(s): %s.' % name)
-    return _empty_response(req, 204, row)
+    return _empty_response(req, 204, row.created_at)
 
 
 @base.handler
@@ -83,7 +88,8 @@ def put_trait(req):
         # Clients match this wording rather than the schema's.
         raise errors.BadRequest(_BAD_NAME)
     row, created = ctx.database.write(trait_obj.create_trait, name)
-    response = _empty_response(req, 201 if created else 204, row)
+    response = _empty_response(req, 201 if created else 204,
+                               row.created_at or timestamps.utcnow())
     response.location = responses.location(req, '/traits/' + name)
     return response
 

@@ -15,14 +15,13 @@ RP_AGG = tables.resource_provider_aggregates
 
 # One row per aggregate, or a single row with a NULL uuid.
 _PROVIDER_AGGREGATES = base.generation_and_links(
-    RP_AGG, AGG, RP_AGG.c.aggregate_id == AGG.c.id,
-    AGG.c.uuid, RP_AGG.c.created_at, RP_AGG.c.updated_at,
+    RP_AGG, AGG, RP_AGG.c.aggregate_id == AGG.c.id, AGG.c.uuid,
 ).order_by(AGG.c.uuid)
 
 
 def provider_aggregates(conn, uuid):
-    """(generation, rows (uuid, created_at, updated_at) of its aggregates
-    by UUID) of provider ``uuid``; 404 without it."""
+    """(generation, rows (uuid) of its aggregates by UUID) of provider
+    ``uuid``; 404 without it."""
     return base.read_generation_and_links(conn, _PROVIDER_AGGREGATES, uuid,
                                           'uuid')
 

@@ -53,16 +53,15 @@ class ConsumerWrite:
     """The complete new allocations of one consumer.
 
     ``allocations`` is {provider uuid: {class name: amount}}; empty means
-    "remove them all".  ``owner_given`` is False before 1.8, when
-    ``project_id``/``user_id`` are the configured placeholders and only
-    apply to a consumer created by this write.  ``consumer_type`` None
-    leaves an existing consumer's type as it is (before 1.38).
+    "remove them all".  Before 1.8 ``project_id``/``user_id`` are the
+    configured placeholders, and like any owner they replace an existing
+    consumer's (as upstream does).  ``consumer_type`` None leaves an
+    existing consumer's type as it is (before 1.38).
     """
     uuid: str
     allocations: dict
     project_id: str
     user_id: str
-    owner_given: bool = True
     generation: typing.Any = UNCHECKED
     consumer_type: typing.Optional[str] = None
 
@@ -142,23 +141,22 @@ def _update_consumers(conn, writes):
         current = row.generation if row is not None else None
         if write_.generation is not UNCHECKED and write_.generation != current:
             raise _generation_conflict(current, write_.generation)
+    # Every project, user and type named gets its row, even for a consumer
+    # that is being removed: upstream creates them before anything else.
+    projects = consumer_obj.ensure_projects(conn,
+                                            {w.project_id for w in writes})
+    users = consumer_obj.ensure_users(conn, {w.user_id for w in writes})
+    types = consumer_obj.ensure_types(
+        conn, {w.consumer_type for w in writes
+               if w.consumer_type is not None})
     # Consumers left without allocations are deleted below, once their
     # allocations are gone.
     kept = [w for w in writes if w.allocations]
-    # Before 1.8 the owner is a placeholder that only a new consumer takes.
-    owned = [w for w in kept if w.owner_given or w.uuid not in locked]
-    projects = consumer_obj.ensure_projects(conn,
-                                            {w.project_id for w in owned})
-    users = consumer_obj.ensure_users(conn, {w.user_id for w in owned})
-    types = consumer_obj.ensure_types(
-        conn, {w.consumer_type for w in kept if w.consumer_type is not None})
     new, changed = [], []
     for write_ in kept:
-        values = {}
+        values = {'project_id': projects[write_.project_id],
+                  'user_id': users[write_.user_id]}
         row = locked.get(write_.uuid)
-        if row is None or write_.owner_given:
-            values['project_id'] = projects[write_.project_id]
-            values['user_id'] = users[write_.user_id]
         if write_.consumer_type is not None:
             values['consumer_type_id'] = types[write_.consumer_type]
         if row is None:
@@ -272,7 +270,8 @@ def get_for_consumer(conn, uuid):
 
 def get_for_provider(conn, uuid):
     """(provider generation, {consumer uuid: {resources}}, consumer
-    generations {uuid: generation}, last change); 404 without provider."""
+    generations {uuid: generation}, last change of the allocations, None
+    without any); 404 without provider."""
     provider = base.get_provider(
         conn, uuid, "Resource provider '%s' not found: {0}" % uuid)
     rows = conn.execute(
@@ -287,5 +286,4 @@ def get_for_provider(conn, uuid):
             'resources'][names[row.resource_class_id]] = row.used
     return (provider.generation, by_consumer,
             consumer_obj.generations(conn, by_consumer),
-            timestamps.last_change(rows) or provider.updated_at
-            or provider.created_at)
+            timestamps.last_change(rows))

@@ -7,7 +7,9 @@ disappears and every class the new allocations need exists; then the
 allocations are replaced (with the usual capacity checks); then each
 provider gets exactly its new inventory, which refuses to drop a class
 still in use by a consumer the request did not move.  Each step bumps the
-generation of the providers it changes, as the reference does.  The
+generation of the providers it writes, as upstream does; like upstream,
+the first step skips a provider whose new inventory is empty (the union
+would be its current inventory), so that step does not bump it.  The
 reshaper exists from 1.30, so a class may be reserved in full (1.26).
 """
 from placement import errors
@@ -36,6 +38,8 @@ def reshape(conn, inventories, writes):
                 code=errors.CONCURRENT_UPDATE,
                 kind=errors.PROVIDER_GENERATION)
     for uuid, (_given, records) in inventories.items():
+        if not records:
+            continue
         _generation, current, _modified = inv_obj.get_all(conn, uuid)
         inv_obj.replace_all(conn, uuid, None, dict(current, **records),
                             report=inv_obj.RESHAPE_ERRORS,

@@ -92,15 +92,16 @@ def delete_trait(conn, name):
             'Trait %s was taken concurrently.' % name) from None
 
 
-# One row per trait, or a single row with a NULL name.
+# One row per trait, or a single row with a NULL name.  The times are the
+# traits' own, not the association's: upstream's Last-Modified is theirs.
 _PROVIDER_TRAITS = base.generation_and_links(
     RP_TRAITS, TRAITS, RP_TRAITS.c.trait_id == TRAITS.c.id,
-    TRAITS.c.name, RP_TRAITS.c.created_at, RP_TRAITS.c.updated_at)
+    TRAITS.c.name, TRAITS.c.created_at, TRAITS.c.updated_at)
 
 
 def provider_traits(conn, uuid):
-    """(generation, rows (name, created_at, updated_at) of its traits by
-    name) of provider ``uuid``; 404 without it."""
+    """(generation, rows (name, created_at, updated_at of the trait) of
+    its traits by name) of provider ``uuid``; 404 without it."""
     generation, rows = base.read_generation_and_links(
         conn, _PROVIDER_TRAITS, uuid, 'name', base.REPEATED)
     return generation, _by_name(rows)
