@@ -31,6 +31,8 @@ INV = tables.inventories
 ALLOC = tables.allocations
 
 NEAREST = 5
+# Checks per integer column of the census (well within 64-bit integers).
+MASK_BITS = 30
 # How near a miss is when it is not a capacity shortfall (those rank by
 # the share missing, up to 1): a filter or the units of an allocation,
 # then a class the provider has no inventory of at all.
@@ -45,8 +47,7 @@ class Found(typing.NamedTuple):
     step_size: int
 
 
-@dataclasses.dataclass
-class Provider:
+class Provider(typing.NamedTuple):
     id: int
     uuid: str
     name: str
@@ -95,17 +96,24 @@ def census(conn, reading, query):
     root = checks_mod.root_required(query)
     columns = [RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
                sa.true() if root is None else root.clause(names, plain)]
-    tested = []
+    # Per group, the checks a provider passes as bits of a few integers
+    # (MASK_BITS each): summed in SQL, decoded once per distinct mask.
+    stacks = []
     for suffix, group in zip(query.groups, reading.groups):
-        for index, check in enumerate(group.stack):
-            site = plain
-            if check.rc is not None:
-                inv, used = inventories[check.rc]
-                site = checks_mod.Site(RP.c.id, RP.c.root_provider_id,
-                                       inventory=inv, used=used,
-                                       amount=check.amount)
-            columns.append(sa.case((check.clause(names, site), 1), else_=0))
-            tested.append((suffix, index, check.kind, check.rc))
+        stacks.append((suffix, group.stack))
+        for start in range(0, len(group.stack), MASK_BITS):
+            bits = sa.literal(0)
+            for bit, check in enumerate(
+                    group.stack[start:start + MASK_BITS]):
+                site = plain
+                if check.rc is not None:
+                    inv, used = inventories[check.rc]
+                    site = checks_mod.Site(
+                        RP.c.id, RP.c.root_provider_id, inventory=inv,
+                        used=used, amount=check.amount)
+                bits = bits + sa.case((check.clause(names, site), 1 << bit),
+                                      else_=0)
+            columns.append(bits)
     for rc in classes:
         inv, used = inventories[rc]
         columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
@@ -114,7 +122,11 @@ def census(conn, reading, query):
     providers = {}
     failures = {suffix: {} for suffix in query.groups}
     root_failing = set()
-    for row in conn.execute(sa.select(*columns).select_from(joined)):
+    failing = {}      # (group number, mask): [(index, rc)] of failed checks
+    shared = {}       # the same, as the detail dict of a provider without
+    #                   any inventory of the classes asked (never changed)
+    result = conn.execute(sa.select(*columns).select_from(joined))
+    for row in result.cursor.fetchall():
         rp = row[0]
         providers[rp] = Provider(rp, row[1], row[2], row[3])
         if not row[4]:
@@ -122,15 +134,34 @@ def census(conn, reading, query):
         found = {}
         for at, rc in enumerate(classes):
             at = first_figure + 4 * at
-            free, *units = row[at:at + 4]
-            if free is not None:
-                found[rc] = Found(float(free), *units)
-        for (suffix, index, kind, rc), passed in zip(
-                tested, row[5:first_figure]):
-            # Without an inventory of the class, only that is said.
-            if not passed and (kind == 'inventory' or rc is None
-                               or rc in found):
-                failures[suffix].setdefault(rp, {})[index] = found.get(rc)
+            if row[at] is not None:
+                found[rc] = Found(float(row[at]), *row[at + 1:at + 4])
+        at = 5
+        for number, (suffix, stack) in enumerate(stacks):
+            mask = 0
+            for start in range(0, len(stack), MASK_BITS):
+                mask |= int(row[at]) << start
+                at += 1
+            if mask == (1 << len(stack)) - 1:
+                continue
+            key = (number, mask)
+            failed = failing.get(key)
+            if failed is None:
+                failed = failing[key] = [
+                    (index, check.rc if check.kind != 'inventory' else None)
+                    for index, check in enumerate(stack)
+                    if not mask >> index & 1]
+            if not found:
+                detail = shared.get(key)
+                if detail is None:
+                    # Without an inventory of a class, only that is said.
+                    detail = shared[key] = {index: None
+                                            for index, rc in failed
+                                            if rc is None}
+            else:
+                detail = {index: found.get(rc) for index, rc in failed
+                          if rc is None or rc in found}
+            failures[suffix][rp] = detail
     return Census(providers, failures, frozenset(root_failing))
 
 
