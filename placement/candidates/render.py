@@ -2,8 +2,9 @@
 
 Each candidate is encoded into one buffer as it comes from the
 combiner, so a worker holds the answer as bytes, not as Python objects;
-the provider summaries follow once the candidates are known.  The bytes are those of encoding
-the whole answer at once (compact JSON, keys in insertion order).
+the provider summaries follow once the candidates are known.  The bytes
+are those of encoding the whole answer at once (compact JSON, keys in
+insertion order).
 """
 import io
 
