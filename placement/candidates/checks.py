@@ -32,7 +32,8 @@ class Site:
     int, or an expression when one statement serves several classes).
     ``member_rp``/``member_root``: the columns compared with aggregate
     member lists (see statements.walk_in_root_order), by default
-    ``rp``/``root``."""
+    ``rp``/``root``; ``probe_members``: membership looked up per provider
+    rather than listed (see provider_filter.member_of_clause)."""
 
     def members(self):
         return (self.rp if self.member_rp is None else self.member_rp,
@@ -41,6 +42,7 @@ class Site:
     root: object
     member_rp: object = None
     member_root: object = None
+    probe_members: bool = False
     inventory: object = None
     used: object = None
     amount: object = None
@@ -117,7 +119,8 @@ class MemberOf(Check):
         rp, root = site.members()
         return provider_filter.member_of_clause(
             rp, query_mod.AggregateFilter(required=(self.names,)),
-            ids.agg, root_id=root if self.with_root else None)
+            ids.agg, root_id=root if self.with_root else None,
+            probe=site.probe_members)
 
     def reason(self, count, largest_free=None):
         return '%s in none of the aggregates %s' % (
@@ -132,7 +135,8 @@ class ForbiddenAggregates(Check):
         rp, root = site.members()
         return provider_filter.member_of_clause(
             rp, query_mod.AggregateFilter(forbidden=self.names),
-            ids.agg, root_id=root if self.with_root else None)
+            ids.agg, root_id=root if self.with_root else None,
+            probe=site.probe_members)
 
     def reason(self, count, largest_free=None):
         return '%s in a forbidden aggregate of %s' % (

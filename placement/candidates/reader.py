@@ -138,7 +138,8 @@ class RequestSearch:
                                              with_capacity)
             group.stmt = statements.group_statement(
                 names, group.stack, group.spec.spread, group.spec.amounts,
-                group.layout, dialect, self.summary_classes)
+                group.layout, dialect, self.summary_classes,
+                limited=query.limit is not None and not explain)
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None

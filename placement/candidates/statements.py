@@ -33,6 +33,14 @@ def walk_in_root_order(column, dialect):
     return column + 0 if dialect == 'sqlite' else column
 
 
+def probe_members(dialect, limited):
+    """Whether a statement tests aggregate membership provider by provider
+    (see provider_filter.member_of_clause): where a limit stops the
+    reading early (SQLite streams, MySQL pages), so that only the
+    providers read are looked up."""
+    return limited and dialect in ('sqlite', 'mysql', 'mariadb')
+
+
 def providers_first(stmt):
     """MariaDB would scan the inventories of several classes and sort
     the groups; joined providers first (by the root index) the rows come
@@ -92,7 +100,7 @@ class Layout:
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
-                    summary_classes=None):
+                    summary_classes=None, limited=False):
     """Rows (root, rp, trait mask, class mask, figures..., listed,
     limits...) of the providers passing the group's filters and able to
     serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
@@ -109,12 +117,13 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     what is left of its capacity, and the largest single allocation.  A
     group without amounts (traits or aggregates only) gets every provider
     passing its filters, with a class mask of 0 (and -1 listed: it never
-    has them all).
+    has them all).  ``limited``: the request has a limit.
     """
     site = checks_mod.Site(
         RP.c.id, RP.c.root_provider_id,
         member_rp=walk_in_root_order(RP.c.id, dialect),
-        member_root=walk_in_root_order(RP.c.root_provider_id, dialect))
+        member_root=walk_in_root_order(RP.c.root_provider_id, dialect),
+        probe_members=probe_members(dialect, limited))
     where = [check.clause(ids, site)
              for check in checks_mod.filters(stack, spread)]
     order = (RP.c.root_provider_id, RP.c.id)

@@ -67,17 +67,31 @@ def traits_clause(provider_id, required, forbidden):
     return sa.and_(sa.true(), *clauses)
 
 
-def member_of_clause(provider_id, agg_filter, agg_ids, root_id=None):
+def member_of_clause(provider_id, agg_filter, agg_ids, root_id=None,
+                     probe=False):
     """Providers in an aggregate of each required set of ``agg_filter`` and
     in none of its forbidden ones.
 
     ``agg_ids`` is ``resolve_aggregates`` over the filter's UUIDs.  With
     ``root_id`` (the provider's root id column) membership of the root
-    counts too, as GET /allocation_candidates wants.
+    counts too, as GET /allocation_candidates wants.  ``probe``: look
+    each provider up in the memberships (see ``in_any``), for statements
+    of which only the first rows are read.
     """
     columns = [provider_id] if root_id is None else [provider_id, root_id]
 
     def in_any(ids):
+        if probe:
+            # One index probe per provider read: a subquery with a LIMIT,
+            # which no database turns into the list of all members (that
+            # list costs as much as the aggregate is large, whatever the
+            # limit of the request).
+            return sa.or_(*(
+                sa.select(sa.literal(1)).where(
+                    RPA.c.resource_provider_id == column,
+                    RPA.c.aggregate_id.in_(sorted(ids)))
+                .limit(1).scalar_subquery().isnot(None)
+                for column in columns))
         # The members of the aggregates, selected once and uncorrelated:
         # every database then materializes (or semi-joins) that list once
         # instead of probing the aggregate's members for each provider row,
