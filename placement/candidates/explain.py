@@ -3,7 +3,8 @@ same checks, reader and combiner as the list itself.
 
 - Per group, every provider is counted at the first check of the group's
   stack it fails: one statement (``census``) evaluates each check's own
-  condition per provider, with the figures the words need.
+  condition per provider, with the figures the words need.  An empty
+  answer's summary (the INFO line) reuses the trees the list read.
 - Per tree, the combiner says where the tree drops out: the first group
   it has no option for (with the sharing providers it draws from),
   ``root_required``, or the combining of the groups (isolation,
@@ -66,7 +67,7 @@ class Census:
 
 def census(conn, reading, query):
     """Every provider through every check of the request: one statement,
-    each check's condition a column (the checks' own SQL)."""
+    each check's own condition a bit of its group's mask."""
     names = reading.names
     classes = sorted({rc for group in query.groups.values()
                       for rc in group.resources})
