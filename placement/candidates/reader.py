@@ -80,10 +80,13 @@ class RequestSearch:
     sharing providers, paging and the trees.
 
     ``explain``: read every tree, unpaged, with no ``root_required``
-    filter (the explanation counts the trees failing it itself).
+    filter (the explanation counts the trees failing it itself);
+    ``whole``: read every tree unpaged (the weigh stage orders them all
+    before the first candidate is given).
     """
 
-    def __init__(self, conn, query, version, names, explain=False):
+    def __init__(self, conn, query, version, names, explain=False,
+                 whole=False):
         self.conn = conn
         self.query = query
         self.version = version
@@ -126,7 +129,7 @@ class RequestSearch:
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None
-        if (query.limit is not None and not explain
+        if (query.limit is not None and not explain and not whole
                 and dialect in ('mysql', 'mariadb')):
             self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
