@@ -27,6 +27,7 @@ it holds the best ``limit`` trees, one candidate each.
 The figures come from the rows the reader already read
 (``statements.Layout``); everything below ``ranked`` is pure.
 """
+import operator
 import random
 import typing
 
@@ -94,11 +95,18 @@ def weigh(candidates, roots, free, sharing, multipliers):
     found = []
     top = {}
     for candidate in candidates:
-        left = {}
-        for rp, amounts in candidate[0].items():
+        allocations = candidate[0]
+        if len(allocations) == 1:
+            # One provider (the common case): nothing to add up.
+            (rp, amounts), = allocations.items()
             have = free[rp]
-            for rc, amount in amounts.items():
-                left[rc] = left.get(rc, 0) + have[rc] - amount
+            left = {rc: have[rc] - amount for rc, amount in amounts.items()}
+        else:
+            left = {}
+            for rp, amounts in allocations.items():
+                have = free[rp]
+                for rc, amount in amounts.items():
+                    left[rc] = left.get(rc, 0) + have[rc] - amount
         for rc, value in left.items():
             if value > top.get(rc, 0):
                 top[rc] = value
@@ -106,10 +114,13 @@ def weigh(candidates, roots, free, sharing, multipliers):
     counted = [rc for rc in top if multipliers.get(rc, 0) > 0]
     total = sum(multipliers[rc] for rc in counted)
     factors = [(rc, multipliers[rc] / top[rc] / total) for rc in counted]
-    return [Weighed(candidate, root,
-                    sum(factor * left.get(rc, 0) for rc, factor in factors),
-                    left, factors)
-            for candidate, root, left in found]
+    weighed = []
+    for candidate, root, left in found:
+        score = 0.0
+        for rc, factor in factors:
+            score += factor * left.get(rc, 0)
+        weighed.append(Weighed(candidate, root, score, left, factors))
+    return weighed
 
 
 def _anchor(candidate, roots, sharing):
@@ -132,14 +143,25 @@ def ordered(weighed, order, tolerance, rng=random):
     highest = order == SPREAD
     trees = {}
     for item in weighed:
-        trees.setdefault(item.root, []).append(item)
+        found = trees.get(item.root)
+        if found is None:
+            trees[item.root] = [item]
+        else:
+            found.append(item)
+    score = operator.attrgetter('score')
     best = max if highest else min
-    per_tree = [(best(item.score for item in items),
-                 banded(items, lambda item: item.score, highest, tolerance,
-                        rng))
-                for items in trees.values()]
-    per_tree = banded(per_tree, lambda tree: tree[0], highest, tolerance,
+    per_tree = []
+    for items in trees.values():
+        if len(items) > 1:
+            per_tree.append((best(map(score, items)), banded(
+                items, score, highest, tolerance, rng)))
+        else:
+            per_tree.append((items[0].score, items))
+    per_tree = banded(per_tree, operator.itemgetter(0), highest, tolerance,
                       rng)
+    if len(per_tree) == len(weighed):
+        # A candidate per tree: breadth-first is the trees' order.
+        return (items[0] for _, items in per_tree)
     return candidate_search.round_robin(items for _, items in per_tree)
 
 
@@ -147,15 +169,13 @@ def banded(items, weight, highest, tolerance, rng=random):
     """``items`` ordered by ``weight(item)`` (highest first when
     ``highest``), each band of items within ``tolerance`` of the band's
     first shuffled."""
-    if len(items) < 2:
-        return items
     items = sorted(items, key=weight, reverse=highest)
+    weights = list(map(weight, items))
     start = 0
     while start < len(items):
-        first = weight(items[start])
         end = start + 1
-        while end < len(items) and abs(weight(items[end]) - first) \
-                <= tolerance:
+        while end < len(items) and \
+                abs(weights[end] - weights[start]) <= tolerance:
             end += 1
         if end - start > 1:
             band = items[start:end]
