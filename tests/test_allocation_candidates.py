@@ -379,8 +379,9 @@ def _roots(w, body):
 def test_max_candidates_depth_and_breadth_first(configured, w):
     _four_trees(w)
     depth = configured(max_allocation_candidates=3)
-    breadth = configured(max_allocation_candidates=3,
-                         allocation_candidates_generation_strategy='breadth-first')
+    breadth = configured(
+        max_allocation_candidates=3,
+        allocation_candidates_generation_strategy='breadth-first')
     roots = _roots(w, get_candidates(depth, resources='VCPU:1'))
     assert len(roots) == 3 and len(set(roots)) == 2
     roots = _roots(w, get_candidates(breadth, resources='VCPU:1'))
