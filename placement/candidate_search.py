@@ -105,7 +105,7 @@ def candidates(request, trees, breadth_first=False):
     if not breadth_first:
         found = itertools.chain.from_iterable(per_tree)
     else:
-        found = _round_robin(per_tree)
+        found = round_robin(per_tree)
     if request.sharing.roots:
         found = _once(found, request.sharing.roots)
     return found
@@ -499,7 +499,9 @@ def _descends(parents, rp, ancestor):
     return False
 
 
-def _round_robin(generators):
+def round_robin(generators):
+    """One item of each of ``generators`` in turn, until all are done
+    (breadth-first); items are never None."""
     generators = [iter(gen) for gen in generators]
     while generators:
         alive = []

@@ -8,6 +8,7 @@ so a fresh machine can run the service with no set-up at all.
 import os
 
 from oslo_config import cfg
+from oslo_config import types
 from oslo_middleware import cors
 from oslo_policy import opts as policy_opts
 
@@ -47,6 +48,25 @@ placement_opts = [
     cfg.StrOpt('allocation_candidates_generation_strategy',
                default='depth-first', choices=('depth-first', 'breadth-first'),
                help='Order in which candidates are generated when bounded.'),
+    cfg.StrOpt('candidate_order', default='default',
+               choices=('default', 'spread', 'pack'),
+               help='Order of allocation candidates before limit applies: '
+                    'default is upstream\'s (provider order, or shuffled '
+                    'with randomize_allocation_candidates); spread puts '
+                    'the trees with the most weighted free space first, '
+                    'pack those with the least.'),
+    cfg.Opt('weight_multipliers',
+            type=types.Dict(value_type=types.Float(min=0)),
+            default={'VCPU': 1.0, 'MEMORY_MB': 1.0, 'DISK_GB': 1.0},
+            help='With spread or pack: how much the free space of each '
+                 'resource class counts in a candidate\'s weight, '
+                 'e.g. VCPU:1.0,MEMORY_MB:1.0,DISK_GB:0.5 (classes not '
+                 'named count nothing).'),
+    cfg.FloatOpt('weight_tolerance', default=0.01, min=0, max=1,
+                 help='With spread or pack: trees whose weights (0 to 1) '
+                      'are within this of the best of their band are '
+                      'shuffled per request, so that schedulers asking at '
+                      'once start on different trees.'),
     cfg.BoolOpt('explain_empty_results', default=True,
                 help='When GET /allocation_candidates finds nothing, log '
                      'at INFO why (the summary of its explanation) with '

@@ -84,3 +84,26 @@ def placement_db(database):
     bootstrap.prepare_database(placement_db, migrate=True)
     yield placement_db
     placement_db.dispose()
+
+
+@pytest.fixture
+def configured(database, world):
+    """Start servers on the module's database with extra [placement]
+    options; yields a function options -> httpx client."""
+    started = []
+
+    def start(**options):
+        workdir = tempfile.mkdtemp(prefix='ac-', dir=database.workdir)
+        extra = '[placement]\n' + ''.join(
+            '%s = %s\n' % item for item in options.items())
+        helpers.write_config(workdir, database.url, extra)
+        server = helpers.Server(workdir)
+        client = httpx.Client(base_url=server.url,
+                              headers=helpers.ADMIN_HEADERS, timeout=30)
+        started.append((server, client))
+        return client
+
+    yield start
+    for server, client in started:
+        client.close()
+        server.stop()

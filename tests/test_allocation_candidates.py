@@ -7,14 +7,11 @@ candidate fits and that no fitting combination is missed, against a
 brute-force enumerator written independently below.
 """
 import itertools
-import tempfile
 
-import httpx
 import hypothesis
 from hypothesis import strategies as st
 import pytest
 
-import helpers
 from helpers import (SHARING, TRAITS, get_candidates, group_st,
                      provider_st)
 
@@ -365,29 +362,6 @@ def test_candidates_match_brute_force(client, world, providers, groups,
 
 # -- [placement] options --------------------------------------------------
 
-@pytest.fixture
-def configured(database, world):
-    """Start servers on the module's database with extra [placement]
-    options; yields a function options -> httpx client."""
-    started = []
-
-    def start(**options):
-        workdir = tempfile.mkdtemp(prefix='ac-', dir=database.workdir)
-        extra = '[placement]\n' + ''.join(
-            '%s = %s\n' % item for item in options.items())
-        helpers.write_config(workdir, database.url, extra)
-        server = helpers.Server(workdir)
-        client = httpx.Client(base_url=server.url,
-                              headers=helpers.ADMIN_HEADERS, timeout=30)
-        started.append((server, client))
-        return client
-
-    yield start
-    for server, client in started:
-        client.close()
-        server.stop()
-
-
 def _four_trees(w):
     for tree in range(4):
         w.add('cn%d' % tree)
@@ -405,8 +379,9 @@ def _roots(w, body):
 def test_max_candidates_depth_and_breadth_first(configured, w):
     _four_trees(w)
     depth = configured(max_allocation_candidates=3)
-    breadth = configured(max_allocation_candidates=3,
-                         allocation_candidates_generation_strategy='breadth-first')
+    breadth = configured(
+        max_allocation_candidates=3,
+        allocation_candidates_generation_strategy='breadth-first')
     roots = _roots(w, get_candidates(depth, resources='VCPU:1'))
     assert len(roots) == 3 and len(set(roots)) == 2
     roots = _roots(w, get_candidates(breadth, resources='VCPU:1'))

@@ -408,6 +408,37 @@ def test_explain(browser, server, client, cloud):
     assert_clean_log(browser)
 
 
+def test_explain_shows_the_weights_of_a_spread_answer(browser, server,
+                                                     cloud):
+    """A second server on the same database, ordering by spread: the
+    explanation's weights, one row per tree, on the explain page."""
+    workdir = tempfile.mkdtemp(prefix='placement-console-spread-')
+    write_config(workdir, 'sqlite:///' + os.path.join(
+        server.workdir, 'placement.sqlite'),
+        '[placement]\ncandidate_order = spread\n')
+    spread = Server(workdir)
+    try:
+        main = open_page(browser, spread, 'explain?resources=VCPU:1')
+        main.find_element(By.CSS_SELECTOR, '#explanation button').click()
+        WebDriverWait(browser, WAIT).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, '#weights tbody tr'))
+        with httpx.Client(base_url=spread.url, headers=ADMIN_HEADERS,
+                          timeout=30) as http:
+            weights = http.get('/allocation_candidates/explain',
+                               params={'resources': 'VCPU:1'}
+                               ).json()['weights']
+        rows = main.find_elements(By.CSS_SELECTOR, '#weights tbody tr')
+        # Trees alike in weight come in a new order per request.
+        assert sorted(row.get_attribute('data-uuid') for row in rows) == \
+            sorted(item['root'] for item in weights['candidates'])
+        assert {text_of(row, '[data-field=score]') for row in rows} == {
+            '%.3f' % item['score'] for item in weights['candidates']}
+        assert_clean_log(browser)
+    finally:
+        spread.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def test_phone_sized_window(server, cloud):
     with chromium(390, 844) as phone:
         for route in ('overview', 'providers',

@@ -8,7 +8,8 @@ The data runs one way (``pipeline.py`` holds the steps in order):
     read       one statement per group, built from the     reader.py,
                checks; sharing providers; paging           statements.py
     combine    groups into candidates, tree by tree        candidate_search
-    rank       the answer's order (limit, random sample)   pipeline.py
+    rank       the answer's order (limit, random sample,   pipeline.py,
+               or weighed: spread, pack)                   weigh.py
     render     the response JSON, written as candidates    render.py,
                come                                        summaries.py
 

@@ -13,6 +13,8 @@ same checks, reader and combiner as the list itself.
 - The nearest misses are judged per tree for the unsuffixed group (its
   resources may come from several providers and from sharing
   providers), per provider for the others.
+- With ``candidate_order`` spread or pack, the weights of the first
+  candidates of the answer's order, by the list's own weigh stage.
 """
 import dataclasses
 import heapq
@@ -25,6 +27,7 @@ from placement import candidate_search
 from placement import tables
 from placement.candidates import checks as checks_mod
 from placement.candidates import pipeline
+from placement.candidates import weigh
 from placement.objects import figures
 
 RP = tables.resource_providers
@@ -38,6 +41,10 @@ MASK_BITS = 30
 # the share missing, up to 1): a filter or the units of an allocation,
 # then a class the provider has no inventory of at all.
 NEAR, FAR = 1.0, 2.0
+# The weighed candidates an explanation lists, and the digits of their
+# scores.
+WEIGHED = 50
+SCORE_DIGITS = 4
 
 
 class Found(typing.NamedTuple):
@@ -192,9 +199,40 @@ def explain(conn, query, version, conf, unanswered=None):
                   if tree.root not in facts.root_failing)
         count = sum(1 for _ in itertools.islice(
             pipeline.combine(request, rooted, conf), query.limit))
+    weighed = None
+    if pipeline.weighing(conf):
+        rooted = (tree for tree in trees
+                  if tree.root not in facts.root_failing)
+        weighed = list(itertools.islice(weigh.ranked(
+            pipeline.combine(request, rooted, conf), reading, conf),
+            query.limit))
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
-    return _body(query, reading, facts, stacks, rules, dropped, count)
+    body = _body(query, reading, facts, stacks, rules, dropped, count)
+    if weighed is not None:
+        body['weights'] = _weights(weighed, facts, reading, conf)
+    return body
+
+def _weights(weighed, facts, reading, conf):
+    """The order of the answer weighed (see weigh.py): the first WEIGHED
+    candidates of one such order (another request shuffles its bands
+    anew), each with its score and per class its share of the score and
+    its free space after the claim."""
+    names = reading.names.rc_names
+    return {
+        'order': conf.candidate_order,
+        'tolerance': conf.weight_tolerance,
+        'multipliers': dict(conf.weight_multipliers),
+        'candidates': [{
+            'root': facts.providers[item.root].uuid,
+            'providers': [facts.providers[rp].uuid
+                          for rp in item.candidate[0]],
+            'score': round(item.score, SCORE_DIGITS),
+            'parts': {names[rc]: round(part, SCORE_DIGITS)
+                      for rc, part in item.parts().items()},
+            'free': {names[rc]: round(free, SCORE_DIGITS)
+                     for rc, free in item.free.items()}}
+            for item in weighed[:WEIGHED]]}
 
 
 def _dropped(request, trees, facts, rules, cap, searched=False):

@@ -1,5 +1,6 @@
 """GET /allocation_candidates from request to response, one way:
-names -> checks -> read -> combine -> rank -> render (see __init__)."""
+names -> checks -> read -> combine -> rank (weigh) -> render (see
+__init__)."""
 import dataclasses
 import itertools
 import random
@@ -9,6 +10,7 @@ from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
 from placement.candidates import render
 from placement.candidates import summaries as summaries_mod
+from placement.candidates import weigh
 
 
 @dataclasses.dataclass
@@ -50,10 +52,12 @@ class _Kept:
             yield candidate
 
 
-def search(conn, query, version, explain=False):
-    """The request's reading context and the combiner's Request."""
+def search(conn, query, version, explain=False, whole=False):
+    """The request's reading context and the combiner's Request
+    (``whole``: every tree is read, see reader.RequestSearch)."""
     names = names_mod.Names(conn, query)
-    found = reader_mod.RequestSearch(conn, query, version, names, explain)
+    found = reader_mod.RequestSearch(conn, query, version, names, explain,
+                                     whole)
     return found, found.request()
 
 
@@ -68,10 +72,20 @@ def combine(request, trees, conf):
     return generated
 
 
-def rank(candidates, limit, conf):
-    """The candidates of the answer, in its order: the first ``limit``,
-    or with ``randomize_allocation_candidates`` a random sample of them
-    in random order."""
+def weighing(conf):
+    """Whether the answer's order is weighed (weigh.py)."""
+    return conf.candidate_order != weigh.DEFAULT
+
+
+def rank(candidates, limit, conf, reading):
+    """The candidates of the answer, in its order: weighed by
+    ``candidate_order`` spread or pack; else the first ``limit``, or with
+    ``randomize_allocation_candidates`` a random sample of them in random
+    order."""
+    if weighing(conf):
+        return itertools.islice(
+            (item.candidate
+             for item in weigh.ranked(candidates, reading, conf)), limit)
     if conf.randomize_allocation_candidates:
         return _sample(candidates, limit)
     return itertools.islice(candidates, limit)
@@ -80,13 +94,14 @@ def rank(candidates, limit, conf):
 def list_candidates(conn, query, version, conf):
     """The Answer to a parsed CandidateQuery; ``conf`` is the [placement]
     group."""
-    reading, request = search(conn, query, version)
+    reading, request = search(conn, query, version,
+                              whole=weighing(conf))
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
     maps_only = not all(group.amounts for group in request.groups)
     read = _Kept(reading.trees())
     for candidate in rank(read.watch(combine(request, read, conf)),
-                          query.limit, conf):
+                          query.limit, conf, reading):
         rendering.add(candidate)
         if maps_only:
             rendering.map_only(candidate)

@@ -95,10 +95,13 @@ class RequestSearch:
     sharing providers, paging and the trees.
 
     ``explain``: read every tree, unpaged, with no ``root_required``
-    filter (the explanation counts the trees failing it itself).
+    filter (the explanation counts the trees failing it itself);
+    ``whole``: read every tree unpaged (the weigh stage orders them all
+    before the first candidate is given).
     """
 
-    def __init__(self, conn, query, version, names, explain=False):
+    def __init__(self, conn, query, version, names, explain=False,
+                 whole=False):
         self.conn = conn
         self.query = query
         self.version = version
@@ -133,17 +136,20 @@ class RequestSearch:
         # row}): what the summaries reuse.  Alike parts are kept once.
         self.seen = []
         self._alike = {}
+        # {rp: root} of the rows read, for the weigh stage and explain.
+        self.roots = {} if explain or whole else None
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
                                              with_capacity)
             group.stmt = statements.group_statement(
                 names, group.stack, group.spec.spread, group.spec.amounts,
                 group.layout, dialect, self.summary_classes,
-                limited=query.limit is not None and not explain)
+                limited=query.limit is not None and not explain
+                and not whole)
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None
-        if (query.limit is not None and not explain
+        if (query.limit is not None and not explain and not whole
                 and dialect in ('mysql', 'mariadb')):
             self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
@@ -222,10 +228,13 @@ class RequestSearch:
         self.seen.append((layout, seen))
         uuids = self.uuids
         alike = self._alike
+        roots = self.roots
         for row in rows:
             fit = int(row[3])   # MySQL sums to a Decimal
             part = layout.summary_part(row)
             seen[row[1]] = alike.setdefault(part, part)
+            if roots is not None:
+                roots[row[1]] = row[0]
             uuids[row[1]] = row[-1]
             limits = NO_LIMITS
             if layout.limits:

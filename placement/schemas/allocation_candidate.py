@@ -107,6 +107,19 @@ _STEPS = {'type': 'array', 'items': base.strict(_STEP)}
 # serve the group (filtered) or has too little left (exhausted).
 _GROUP_STEPS = {'type': 'array', 'items': base.strict({
     **_STEP, 'outcome': {'enum': ['filtered', 'exhausted']}})}
+_NUMBERS = {'type': 'object', 'additionalProperties': {'type': 'number'}}
+# With [placement] candidate_order spread or pack: how the answer's
+# first candidates were weighed.
+_WEIGHTS = base.strict({
+    'order': {'enum': ['spread', 'pack']},
+    'tolerance': {'type': 'number', 'minimum': 0},
+    'multipliers': _NUMBERS,
+    'candidates': {'type': 'array', 'items': base.strict({
+        'root': base.UUID,
+        'providers': {'type': 'array', 'items': base.UUID},
+        'score': {'type': 'number'},
+        'parts': _NUMBERS,
+        'free': _NUMBERS})}})
 EXPLANATION = base.strict({
     'candidates': {'type': 'integer', 'minimum': 0},
     'summary': {'type': 'string'},
@@ -120,7 +133,8 @@ EXPLANATION = base.strict({
         'uuid': base.UUID, 'name': {'type': 'string'},
         'group': {'type': 'string'}, 'check': {'type': 'string'},
         'detail': {'type': 'string'}})},
-})
+    'weights': _WEIGHTS,
+}, optional=('weights',))
 
 OPERATIONS = {
     'list_allocation_candidates': base.Operation(

@@ -1,6 +1,7 @@
 // Explain: build a GET /allocation_candidates query (or paste one), show
 // the candidates, or when there are none, GET /allocation_candidates/explain
-// as a funnel per group, the checks spanning groups and the nearest misses.
+// as a funnel per group, the checks spanning groups and the nearest misses
+// (and the weights, when the candidates are weighed).
 import * as api from './api.js';
 import {h, clear, errorBox, fmt, providerLink, section} from './dom.js';
 
@@ -163,7 +164,26 @@ function explained(doc) {
     parts.push(section('Nearest misses', h('ol', {id: 'nearest', class: 'nearest'},
       doc.nearest.map(nearMiss))));
   }
+  if (doc.weights) parts.push(section('Weights', weighed(doc.weights)));
   return h('div', null, parts);
+}
+
+// The first candidates as weighed ([placement] candidate_order spread or
+// pack): each one's score and per class its share of it.
+function weighed(weights) {
+  const classes = [...new Set(weights.candidates.flatMap((c) => Object.keys(c.parts)))].sort();
+  const share = (value) => (value ?? 0).toFixed(3);
+  return h('div', {id: 'weights'},
+    h('p', {class: 'muted'}, `Order: ${weights.order}; trees within ${weights.tolerance} `
+      + 'of each other are shuffled per request.'),
+    h('div', {class: 'scroll'}, h('table', {class: 'steps'},
+      h('thead', null, h('tr', null, h('th', null, 'Tree'), h('th', {class: 'num'}, 'Score'),
+        classes.map((rc) => h('th', {class: 'num'}, rc)))),
+      h('tbody', null, weights.candidates.map((c) => h('tr', {'data-uuid': c.root},
+        h('td', null, providerLink(c.root, c.root)),
+        h('td', {class: 'num', 'data-field': 'score'}, share(c.score)),
+        classes.map((rc) => h('td', {class: 'num', title: `${fmt(c.free[rc] ?? 0)} free after the claim`},
+          share(c.parts[rc])))))))));
 }
 
 // The steps as a funnel: each bar is what remains after that check.

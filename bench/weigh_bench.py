@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""[placement] candidate_order against nova's scheduler: where instances
+land, what the order costs, and how often concurrent schedulers collide.
+
+``simulate`` (in-process, SQLite): a cloud of ``--computes`` flat
+compute nodes (mix_bench's shape) written straight into a database, then
+``--boots`` boots, one at a time, by a nova-like scheduler: candidates
+with ``limit=--limit``, weighed by free RAM as nova's RAM weigher does
+(multiplier 1.0: most free first; ``pack``: -1.0), the best claimed
+with PUT /allocations.  Flavors are drawn from FLAVORS with one seed, so
+every order boots the same instances.  Once per order: ``default``,
+``default`` with ``randomize_allocation_candidates``, ``spread`` and
+``pack`` (nova packing), against an ideal scheduler that sees every host.
+It prints the standard deviation of RAM utilization across computes
+(spreading) or the computes used (packing), and the CPU time of the
+candidates calls (``time.process_time``, so other load matters less).
+
+``claims`` (HTTP, SQLite or ``--db-url``): per order and concurrency,
+a fresh server on a fresh cloud of ``--computes``, then
+placement_bench's claimers: ``--concurrency`` schedulers each asking
+candidates (``limit=--limit``) and claiming the first, retrying after a
+409, until ``--claims`` succeeded.  It prints claims/s and 409s per
+1,000 claims, and checks that nothing is over-committed.
+
+    .venv/bin/python bench/weigh_bench.py simulate --computes 2000 \\
+        --boots 1000 --limit 200
+    .venv/bin/python bench/weigh_bench.py claims --computes 10000 \\
+        --concurrency 10 --concurrency 50 [--db-url URL]
+"""
+import argparse
+import json
+import logging
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+import webob
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mix_bench  # noqa: E402 (the cloud's shape and writer)
+import placement_bench as pb  # noqa: E402 (servers, claimers)
+
+from placement import conf as placement_conf  # noqa: E402
+from placement import deploy  # noqa: E402
+
+HEADERS = dict(mix_bench.HEADERS)
+FLAVORS = ({'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20},
+           {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 40},
+           {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 80},
+           {'VCPU': 8, 'MEMORY_MB': 16384, 'DISK_GB': 160})
+RAM = 'MEMORY_MB'
+# (label, [placement] options, nova packs)
+ORDERS = (
+    ('default', {}, False),
+    ('randomize', {'randomize_allocation_candidates': 'true'}, False),
+    ('spread', {'candidate_order': 'spread'}, False),
+    ('pack', {'candidate_order': 'pack'}, True),
+)
+
+
+def query(flavor):
+    return 'resources=' + ','.join('%s:%d' % item for item in flavor.items())
+
+
+# -- simulate: in-process ---------------------------------------------------
+
+class App:
+    """The WSGI application on one SQLite file with extra [placement]
+    options, called directly."""
+
+    def __init__(self, path, options):
+        workdir = os.path.dirname(path)
+        config = os.path.join(workdir, 'placement-%s.conf' % uuid.uuid4())
+        with open(config, 'w') as out:
+            out.write('[api]\nauth_strategy = noauth2\n'
+                      '[placement_database]\nconnection = sqlite:///%s\n'
+                      'sync_on_startup = True\n[placement]\n%s' % (
+                          path, ''.join('%s = %s\n' % item
+                                        for item in options.items())))
+        self.app = deploy.loadapp(placement_conf.load(config_files=[config]))
+        logging.getLogger().setLevel(logging.WARNING)
+
+    def __call__(self, method, url, body=None):
+        request = webob.Request.blank(url, method=method, headers=HEADERS)
+        if body is not None:
+            request.body = json.dumps(body).encode()
+        response = request.get_response(self.app)
+        return response.status_int, (response.json if response.body
+                                     else None)
+
+
+def make_cloud(workdir, computes):
+    """A migrated SQLite file holding the cloud; its path."""
+    path = os.path.join(workdir, 'cloud.sqlite')
+    app = App(path, {})
+    # The standard classes and traits are written on first use.
+    app('GET', '/resource_classes')
+    app('GET', '/traits?name=startswith:HW_')
+    mix_bench.Cloud(computes, 0.0, 0.0).write('sqlite:///' + path)
+    return path
+
+
+def copy(source, target):
+    """A copy of an SQLite database, with what its write-ahead log still
+    holds."""
+    with sqlite3.connect(source) as old, sqlite3.connect(target) as new:
+        old.backup(new)
+    old.close()
+    new.close()
+
+
+def nova_pick(body, packing):
+    """The candidate nova's RAM weigher puts first (stable on ties, as
+    nova's sort is): most free RAM, least when packing."""
+    summaries = body['provider_summaries']
+
+    def free_ram(candidate):
+        return sum(
+            summaries[rp]['resources'][RAM]['capacity']
+            - summaries[rp]['resources'][RAM]['used']
+            for rp, value in candidate['allocations'].items()
+            if RAM in value['resources'])
+
+    candidates = body['allocation_requests']
+    if not candidates:
+        return None
+    return (min if packing else max)(candidates, key=free_ram)
+
+
+def simulate_order(path, options, packing, flavors, limit):
+    """Boot ``flavors`` in turn; ({host uuid: RAM used}, [CPU ms of each
+    candidates call], boots that found no candidate)."""
+    app = App(path, options)
+    project, user = str(uuid.uuid4()), str(uuid.uuid4())
+    used = {}
+    spent = []
+    failed = 0
+    for flavor in flavors:
+        started = time.process_time()
+        status, body = app('GET', '/allocation_candidates?%s&limit=%d' % (
+            query(flavor), limit))
+        spent.append(1000 * (time.process_time() - started))
+        assert status == 200, body
+        chosen = nova_pick(body, packing)
+        if chosen is None:
+            failed += 1
+            continue
+        status, answer = app('PUT', '/allocations/%s' % uuid.uuid4(), {
+            'allocations': chosen['allocations'], 'project_id': project,
+            'user_id': user, 'consumer_generation': None,
+            'consumer_type': 'INSTANCE'})
+        assert status == 204, answer
+        for rp, value in chosen['allocations'].items():
+            used[rp] = used.get(rp, 0) + value['resources'].get(RAM, 0)
+    return used, spent, failed
+
+
+def ideal(computes, flavors, packing):
+    """RAM used per host by a scheduler that sees every host: the most
+    free RAM (least when packing) among the hosts the flavor fits."""
+    free = [dict(mix_bench.FLAT) for _ in range(computes)]
+    for flavor in flavors:
+        fitting = [host for host in range(computes)
+                   if all(free[host][rc] >= amount
+                          for rc, amount in flavor.items())]
+        if not fitting:
+            continue
+        pick = (min if packing else max)(
+            fitting, key=lambda host: free[host][RAM])
+        for rc, amount in flavor.items():
+            free[pick][rc] -= amount
+    return [mix_bench.FLAT[RAM] - host[RAM] for host in free]
+
+
+def utilization(used_ram, computes):
+    """(standard deviation of RAM utilization in %, computes used)."""
+    values = list(used_ram) + [0] * (computes - len(used_ram))
+    shares = [100.0 * value / mix_bench.FLAT[RAM] for value in values]
+    return statistics.pstdev(shares), sum(1 for value in values if value)
+
+
+def simulate(args):
+    workdir = tempfile.mkdtemp(prefix='weigh-sim-')
+    rng = random.Random(args.seed)
+    flavors = [rng.choice(FLAVORS) for _ in range(args.boots)]
+    try:
+        cloud = make_cloud(workdir, args.computes)
+        rows = []
+        for packing in (False, True):
+            spread, hosts = utilization(
+                ideal(args.computes, flavors, packing), args.computes)
+            rows.append(('ideal (%s)' % ('pack' if packing else 'spread'),
+                         spread, hosts, None, 0))
+        for label, options, packing in ORDERS:
+            if args.orders and label not in args.orders:
+                continue
+            path = os.path.join(workdir, '%s.sqlite' % label)
+            copy(cloud, path)
+            pb.log('%s: %d boots on %d computes, limit=%d' % (
+                label, args.boots, args.computes, args.limit))
+            used, spent, failed = simulate_order(path, options, packing,
+                                                 flavors, args.limit)
+            spread, hosts = utilization(used.values(), args.computes)
+            rows.append((label, spread, hosts, statistics.median(spent),
+                         failed))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print('| order | RAM utilization std (%) | computes used | '
+          'candidates CPU ms (median) | boots without candidates |')
+    print('|---|---|---|---|---|')
+    for label, spread, hosts, cpu, failed in rows:
+        print('| %s | %.3f | %d | %s | %d |' % (
+            label, spread, hosts, '-' if cpu is None else '%.1f' % cpu,
+            failed))
+
+
+# -- claims: concurrent first-pick schedulers over HTTP ---------------------
+
+class Flavor:
+    """The one flavor the claimers ask for, as placement_bench's claimers
+    take a data set."""
+    kind = 'flat'
+
+    @staticmethod
+    def query():
+        return query(mix_bench.FLAVOR)
+
+
+def claims_run(args, label, options, concurrency, root):
+    workdir = tempfile.mkdtemp(prefix='weigh-%s-' % label, dir=root)
+    db = pb.Database(args.db_url, workdir, 'weigh_%s_%d' % (label,
+                                                            concurrency))
+    db.create()
+    server = pb.Server(label, args.server_cmd, None, args.workers, db,
+                       workdir)
+    with open(server.config_file, 'a') as conf:
+        conf.write('[placement]\n' + ''.join(
+            '%s = %s\n' % item for item in options.items()))
+    clients = pb.Clients(server.base_url)
+    try:
+        server.start()
+        pb.request(clients, 'GET', '/resource_classes', (200,))
+        pb.request(clients, 'GET', '/traits?name=startswith:HW_', (200,))
+        mix_bench.Cloud(args.computes, 0.0, 0.0).write(db.url)
+        claims = pb.Claims(clients, Flavor(), args.claims, concurrency,
+                           args.limit, args.max_retries)
+        outcome = claims.run()
+        outcome['overcommitted'] = len(pb.overcommitted(
+            clients, claims.providers, concurrency))
+        return outcome
+    finally:
+        clients.close()
+        server.stop()
+        db.drop()
+
+
+def claims(args):
+    pb.set_port_range(args.port_range)
+    root = tempfile.mkdtemp(prefix='weigh-claims-')
+    backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
+    print('| database | schedulers | order | claims/s | 409s per 1,000 '
+          'claims | failed claims | over-committed |')
+    print('|---|---|---|---|---|---|---|')
+    try:
+        for concurrency in args.concurrency:
+            for label, options, _ in ORDERS:
+                if label not in args.orders:
+                    continue
+                pb.log('%s, %d schedulers, %s' % (backend, concurrency,
+                                                  label))
+                found = claims_run(args, label, options, concurrency, root)
+                pb.log('    %s' % pb.fmt_dict(found))
+                print('| %s | %d | %s | %.1f | %.0f | %d | %d |' % (
+                    backend, concurrency, label, found['claims_per_s'],
+                    1000.0 * found['conflicts'] / max(found['claims'], 1),
+                    found['failures'], found['overcommitted']), flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    commands = parser.add_subparsers(dest='command', required=True)
+    sim = commands.add_parser('simulate')
+    sim.add_argument('--computes', type=int, default=10000)
+    sim.add_argument('--boots', type=int, default=5000)
+    sim.add_argument('--limit', type=int, default=1000)
+    sim.add_argument('--seed', type=int, default=1)
+    sim.add_argument('--orders', nargs='*',
+                     help='only these of default, randomize, spread, pack')
+    race = commands.add_parser('claims')
+    race.add_argument('--computes', type=int, default=10000)
+    race.add_argument('--concurrency', type=int, action='append')
+    race.add_argument('--claims', type=int, default=500)
+    race.add_argument('--limit', type=int, default=1000)
+    race.add_argument('--max-retries', type=int, default=50)
+    race.add_argument('--orders', nargs='*', default=['default', 'spread'])
+    race.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
+                      '(default: SQLite)')
+    race.add_argument('--workers', type=int, default=2)
+    race.add_argument('--server-cmd', default=(
+        'placement-api --bind 127.0.0.1:{port} --workers {workers}'))
+    race.add_argument('--port-range', default='21050-21099')
+    args = parser.parse_args(argv)
+    if args.command == 'simulate':
+        simulate(args)
+    else:
+        args.concurrency = args.concurrency or [10, 50]
+        claims(args)
+
+
+if __name__ == '__main__':
+    main()
