@@ -81,9 +81,13 @@ class RequestSearch:
 
     ``explain``: read every tree, unpaged, with no ``root_required``
     filter (the explanation counts the trees failing it itself).
+    ``rooms``: every row carries each class's free space and max_unit
+    (see ``statements.Layout``), for GET /capacity, which places
+    instance after instance on copies of the rows.
     """
 
-    def __init__(self, conn, query, version, names, explain=False):
+    def __init__(self, conn, query, version, names, explain=False,
+                 rooms=False):
         self.conn = conn
         self.query = query
         self.version = version
@@ -108,7 +112,8 @@ class RequestSearch:
         # Amounts of two groups add up on a provider only for a class both
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
-        with_capacity = len(requested) != len(set(requested))
+        self.summed = len(requested) != len(set(requested))
+        with_capacity = rooms or self.summed
         # The classes a provider summary lists: all, or before 1.27 the
         # requested ones.
         self.summary_classes = None

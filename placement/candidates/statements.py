@@ -72,6 +72,13 @@ class Layout:
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
 
+    def rooms(self, row):
+        """[(rc, free space, max_unit)] of the classes ``row`` serves,
+        from the limits columns (with ``limits`` set)."""
+        fit = int(row[3])
+        return [(rc, *row[self.limits + 2 * bit:self.limits + 2 * bit + 2])
+                for bit, rc in self.bits if fit >> bit & 1]
+
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
                     summary_classes=None):
