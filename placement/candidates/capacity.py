@@ -90,7 +90,7 @@ def _fill(conn, query, version):
             continue
         for rp, row in rows.items():
             for rc, free, max_unit in layout.rooms(row):
-                space.free[rp, rc] = float(free)
+                space.free[rp, rc] = free
                 space.max_unit[rp, rc] = max_unit
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}

@@ -58,10 +58,10 @@ def fill(request, trees, space):
         # A tree several candidates may come from, or whose space a
         # sharing provider shares with other trees: in root order.
         _fill_tree(request, tree, space, filled, len(providers) == 1)
-    # Each lone tree gives one candidate at most, made of its provider.
-    for allocations, _ in candidate_search.candidates(
-            _now(request, None, space),
-            [_tree_now(request, tree, space) for tree in lone]):
+    # Each lone tree gives one candidate at most, made of its provider;
+    # nothing placed before touched them, and no sharing provider does.
+    alone = request._replace(sharing=candidate_search.Sharing({}, [], {}, {}))
+    for allocations, _ in candidate_search.candidates(alone, lone):
         (rp,) = allocations
         _run(allocations, root_of[rp], space, filled)
     return filled
@@ -70,18 +70,23 @@ def fill(request, trees, space):
 def _providers(request, tree):
     """The providers the tree's candidates may take from: its own read
     for some group and the sharing providers serving it."""
-    found = set()
-    for members in tree.members:
-        found.update(members or ())
+    if len(tree.members) == 1 and tree.members[0] is not None:
+        found = tree.members[0].keys()
+    else:
+        found = set()
+        for members in tree.members:
+            found |= (members or {}).keys()
     for by_root in request.sharing.serving:
-        found.update(rp for rp, _ in by_root.get(tree.root, ()))
+        if tree.root in by_root:
+            found = found | {rp for rp, _ in by_root[tree.root]}
     return found
 
 
 def _fill_tree(request, tree, space, filled, single):
+    served = any(tree.root in by_root for by_root in request.sharing.serving)
     while True:
         found = next(candidate_search.candidates(
-            _now(request, tree.root, space),
+            _now(request, tree.root, space) if served else request,
             [_tree_now(request, tree, space)]), None)
         if found is None:
             return
@@ -138,16 +143,12 @@ def _tree_now(request, tree, space):
 
 
 def _now(request, root, space):
-    """``request`` with its sharing providers as read now, serving the
-    tree of ``root`` only (all of them when None)."""
+    """``request`` with the sharing providers serving the tree of
+    ``root`` as read now."""
     sharing = request.sharing
-    serving = []
-    for group, by_root in zip(request.groups, sharing.serving):
-        roots = by_root if root is None else (
-            [root] if root in by_root else [])
-        serving.append({
-            anchor: list(_serving(group, dict(by_root[anchor]),
-                                  space.free).items())
-            for anchor in roots})
+    serving = [
+        {root: list(_serving(group, dict(by_root[root]),
+                             space.free).items())} if root in by_root else {}
+        for group, by_root in zip(request.groups, sharing.serving)]
     return request._replace(sharing=sharing._replace(
         serving=serving, limits=_limits(sharing.limits, space)))

@@ -83,7 +83,8 @@ class RequestSearch:
     filter (the explanation counts the trees failing it itself).
     ``rooms``: every row carries each class's free space and max_unit
     (see ``statements.Layout``), for GET /capacity, which places
-    instance after instance on copies of the rows.
+    instance after instance on copies of the rows; the combiner's limits
+    stay those of the list (``summed``: two groups request one class).
     """
 
     def __init__(self, conn, query, version, names, explain=False,
@@ -225,7 +226,7 @@ class RequestSearch:
             seen[row[1]] = row
             uuids[row[1]] = row[-1]
             limits = NO_LIMITS
-            if layout.limits:
+            if layout.limits and self.summed:
                 limits = {}
                 for bit, rc in layout.bits:
                     if fit >> bit & 1:
