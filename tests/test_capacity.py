@@ -136,6 +136,12 @@ def test_several_shapes_and_the_space_none_can_use(client, w):
     ({'shapes': {'x': 'resources=CUSTOM_NOPE:1'}}, 'Shape x: '),
     ({'shapes': {'x': {'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}}},
      'Shape x: The "group_policy" parameter is required'),
+    ({'shapes': {'x': 'resources=VCPU:1&required=%ff'}},
+     'Shape x: The query string is not valid UTF-8.'),
+    ({'shapes': {'x': 'resources=VCP\u00dc:1'}},
+     'Shape x: Invalid resource class in resources parameter'),
+    ({'shapes': {'x': {'resources': 'VCPU:1', 'required': 'A\u0000'}}},
+     'NUL'),
 ])
 def test_bad_shapes(client, w, body, message):
     response = client.post(PATH, json=body)

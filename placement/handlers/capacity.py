@@ -3,6 +3,7 @@ import urllib.parse
 
 import webob
 
+from placement import errors
 from placement import microversion
 from placement import microversions
 from placement import query
@@ -49,7 +50,15 @@ def _parse(name, shape, version):
     name the shape."""
     if isinstance(shape, dict):
         shape = urllib.parse.urlencode(shape, doseq=True)
-    as_query = webob.Request.blank('/?' + shape.lstrip('?'))
+    as_query = webob.Request.blank('/')
+    # WSGI holds a query string as the latin-1 text of its bytes.
+    as_query.query_string = shape.lstrip('?').encode().decode('latin-1')
     with capacity.named(name):
+        try:
+            as_query.GET
+        except UnicodeDecodeError:
+            # Percent-escapes of bytes that are not UTF-8, as in a URL.
+            raise errors.BadRequest(
+                'The query string is not valid UTF-8.') from None
         util.validate_query(as_query, schema.QUERY.at(version))
         return query.parse_candidate_query(as_query.GET, version)
