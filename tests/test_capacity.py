@@ -107,6 +107,22 @@ def test_nested_groups_and_sharing(client, w):
                                          'VCPU:1,DISK_GB:10'})) == 8
 
 
+def test_wide_tree_with_isolated_groups_as_a_scheduler_places(client, w):
+    w.add('cn', inventory={'MEMORY_MB': 8192})
+    for child in range(6):
+        w.add('pf%d' % child, parent='cn',
+              inventory={'VCPU': {'total': 3 + child % 2,
+                                  'step_size': 1 + child % 2}})
+    params = {'resources': 'MEMORY_MB:1024', 'resources1': 'VCPU:2',
+              'resources2': 'VCPU:2', 'group_policy': 'isolate'}
+    body = capacity(client, **params)
+    placed = place_until_full(client, params)
+    # Slots of 2 VCPU: 1 on each child of 3, 2 on each of 4; two a time.
+    assert body['fits'] == len(placed) == 4
+    assert body['providers'][0]['limited_by'] == ['VCPU']
+    assert body['stranded'] == free_left(w, client, ['VCPU', 'MEMORY_MB'])
+
+
 def test_several_shapes_and_the_space_none_can_use(client, w):
     w.add('cn1', inventory={'VCPU': 4, 'MEMORY_MB': 4096},
           traits=['CUSTOM_A'])
