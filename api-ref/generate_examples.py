@@ -403,6 +403,16 @@ def scenario(rec):
         % (PROJECT, USER), 200, version='1.9')
     rec('usages-get-no-project', 'GET', '/usages', 400)
 
+    # Capacity: how many more of a shape fit, and the space left over.
+    rec('capacity-get', 'GET', '/capacity?resources=VCPU:2,MEMORY_MB:4096,'
+        'DISK_GB:20', 200)
+    rec('capacity-post', 'POST', '/capacity', 200, body={'shapes': {
+        'm1.small': 'resources=VCPU:1,MEMORY_MB:2048,DISK_GB:20',
+        'm1.large': {'resources': 'VCPU:4,MEMORY_MB:8192,DISK_GB:80',
+                     'member_of': 'in:' + AGGREGATE}}})
+    rec('capacity-post-bad-shape', 'POST', '/capacity', 400, body={
+        'shapes': {'m1.tiny': 'resources=VCPU:0'}})
+
     # Reshaper: VCPU moves from the compute node to its first NUMA node,
     # together with the allocations against it.
     generations = {uuid_: gen(uuid_) for uuid_ in (COMPUTE, NUMA0)}

@@ -1,14 +1,16 @@
-"""``openstack allocation candidate explain``: an osc plugin command.
+"""``openstack allocation candidate explain`` and ``openstack capacity
+show``: osc plugin commands.
 
-Installed with the ``cli`` extra (entry point in the
+Installed with the ``cli`` extra (entry points in the
 ``openstack.placement.v1`` namespace, next to osc-placement's commands).
-It takes exactly the options of ``openstack allocation candidate list``:
-the list command itself builds the query, and this command sends it to
-``GET /allocation_candidates/explain`` instead.
+Both take exactly the options of ``openstack allocation candidate list``:
+the list command itself builds the query, and these commands send it to
+``GET /allocation_candidates/explain`` or ``GET /capacity`` instead.
 """
 from osc_placement.resources import allocation_candidate
 
 EXPLAIN_URL = allocation_candidate.BASE_URL + '/explain'
+CAPACITY_URL = '/capacity'
 
 
 class _QueryBuilt(Exception):
@@ -34,7 +36,25 @@ class _QueryOnly:
         raise _QueryBuilt(params)
 
 
-class ExplainAllocationCandidate(allocation_candidate.ListAllocationCandidate):
+class _ListQuery(allocation_candidate.ListAllocationCandidate):
+    """The list command's options, its query sent elsewhere."""
+
+    def _send(self, parsed_args, url):
+        """The JSON answer of ``url`` to the query the list command
+        builds from ``parsed_args``."""
+        manager = self.app.client_manager
+        client = manager.placement
+        manager.placement = _QueryOnly(client)
+        try:
+            super().take_action(parsed_args)
+        except _QueryBuilt as built:
+            params = built.params
+        finally:
+            del manager.placement
+        return client.request('GET', url, params=params).json()
+
+
+class ExplainAllocationCandidate(_ListQuery):
     """Explain why an allocation candidates query finds what it finds.
 
     Takes the options of ``openstack allocation candidate list`` and shows,
@@ -47,16 +67,7 @@ class ExplainAllocationCandidate(allocation_candidate.ListAllocationCandidate):
     """
 
     def take_action(self, parsed_args):
-        manager = self.app.client_manager
-        client = manager.placement
-        manager.placement = _QueryOnly(client)
-        try:
-            super().take_action(parsed_args)
-        except _QueryBuilt as built:
-            params = built.params
-        finally:
-            del manager.placement
-        body = client.request('GET', EXPLAIN_URL, params=params).json()
+        body = self._send(parsed_args, EXPLAIN_URL)
         if parsed_args.formatter == 'table':
             lines = [body['summary'], 'Candidates: %d' % body['candidates']]
             lines += ['Nearest: %s (%s) group %r: %s' % (
@@ -70,3 +81,31 @@ class ExplainAllocationCandidate(allocation_candidate.ListAllocationCandidate):
                   step['remaining'])
                  for step in body['combination']['steps']]
         return ('group', 'check', 'removed', 'remaining'), rows
+
+
+class ShowCapacity(_ListQuery):
+    """Count how many more instances of a shape fit, and where.
+
+    Takes the options of ``openstack allocation candidate list`` (the
+    shape: what the scheduler asks for one instance) and lists the root
+    providers that can take some, most first, with the classes that run
+    out first; ``--limit`` cuts the list, not the count.  The table view
+    starts with the total, the count per aggregate (an availability zone
+    is one) and the free space the shape cannot use.  Needs the
+    ``placement:capacity`` policy (admin by default).
+    """
+
+    def take_action(self, parsed_args):
+        body = self._send(parsed_args, CAPACITY_URL)
+        if parsed_args.formatter == 'table':
+            lines = ['Fits: %d' % body['fits']]
+            lines += ['Aggregate %s: %d' % (aggregate['uuid'],
+                                            aggregate['fits'])
+                      for aggregate in body['aggregates']]
+            lines.append('Stranded: ' + ', '.join(
+                '%s=%d' % item for item in sorted(body['stranded'].items())))
+            self.app.stdout.write('\n'.join(lines) + '\n')
+        return ('uuid', 'name', 'fits', 'limited by'), [
+            (provider['uuid'], provider['name'], provider['fits'],
+             ','.join(provider['limited_by']))
+            for provider in body['providers']]

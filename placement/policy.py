@@ -126,6 +126,10 @@ _API_RULES = [
      'Explain which rules of an allocation candidates query remove which '
      'providers (names every provider, so administrators only).',
      [('GET', '/allocation_candidates/explain')]),
+    ('capacity', ADMIN_API,
+     'Count how many more instances of given shapes fit, where, and the '
+     'free space they cannot use (names every provider, so '
+     'administrators only).', [('GET', '/capacity'), ('POST', '/capacity')]),
     ('metrics', ADMIN_API, 'Read the Prometheus metrics.',
      [('GET', '/metrics')]),
     ('reshaper:reshape', SERVICE_API,

@@ -11,6 +11,7 @@ from placement import errors
 from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
+from placement.handlers import capacity
 from placement.handlers import inventory
 from placement.handlers import reshaper
 from placement.handlers import resource_class
@@ -83,6 +84,10 @@ ROUTES = {
     },
     '/allocation_candidates/explain': {
         'GET': allocation_candidate.explain_allocation_candidates,
+    },
+    '/capacity': {
+        'GET': capacity.show_capacity,
+        'POST': capacity.count_shapes,
     },
     '/usages': {'GET': usage.get_total_usages},
     '/reshaper': {'POST': reshaper.reshape},

@@ -577,3 +577,27 @@ def test_allocation_candidate_explain(osc, candidates_cloud):
                 '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
     assert 'No such trait(s): CUSTOM_NOPE' in err
     assert 'HTTP 400' in err
+
+
+def test_capacity_show(osc, candidates_cloud):
+    """This project's osc command: the list command's options, the root
+    providers that can take instances after the total, per aggregate
+    and the space left over."""
+    c = candidates_cloud
+    args = ('capacity', 'show', '--resource', '%s=2' % c['cores'],
+            '--required', c['fast'])
+    rows = osc(*args, '-f', 'json')
+    # "a" takes 8 / 2 instances; the tree's fast child 4 / 2.
+    assert [(row['uuid'], row['fits'], row['limited by'])
+            for row in rows] == [(c['a'], 4, c['cores']),
+                                 (c['root'], 2, c['cores'])]
+    lines = osc(*args).splitlines()
+    assert lines[:3] == ['Fits: 6', 'Aggregate %s: 4' % c['agg'],
+                         # "b" is not fast: its 8 are left.
+                         'Stranded: %s=8' % c['cores']]
+    rows = osc(*args, '--limit', '1', '-f', 'json')
+    assert [row['uuid'] for row in rows] == [c['a']]
+    err = fails(osc, 'capacity', 'show',
+                '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
+    assert 'No such trait(s): CUSTOM_NOPE' in err
+    assert 'HTTP 400' in err

@@ -97,11 +97,15 @@ class RequestSearch:
     ``explain``: read every tree, unpaged, with no ``root_required``
     filter (the explanation counts the trees failing it itself);
     ``whole``: read every tree unpaged (the weigh stage orders them all
-    before the first candidate is given).
+    before the first candidate is given).  ``rooms``: every row carries
+    each class's free space and max_unit (see ``statements.Layout``),
+    for GET /capacity, which places instance after instance on copies of
+    the rows; the combiner's limits stay those of the list (``summed``:
+    two groups request one class).
     """
 
     def __init__(self, conn, query, version, names, explain=False,
-                 whole=False):
+                 whole=False, rooms=False):
         self.conn = conn
         self.query = query
         self.version = version
@@ -126,7 +130,8 @@ class RequestSearch:
         # Amounts of two groups add up on a provider only for a class both
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
-        with_capacity = len(requested) != len(set(requested))
+        self.summed = len(requested) != len(set(requested))
+        with_capacity = rooms or self.summed
         # The classes a provider summary lists: all, or before 1.27 the
         # requested ones.
         self.summary_classes = None
@@ -237,7 +242,7 @@ class RequestSearch:
                 roots[row[1]] = row[0]
             uuids[row[1]] = row[-1]
             limits = NO_LIMITS
-            if layout.limits:
+            if layout.limits and self.summed:
                 limits = {}
                 for bit, rc in layout.bits:
                     if fit >> bit & 1:

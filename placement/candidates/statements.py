@@ -78,10 +78,14 @@ class Layout:
                 inventory.c.allocation_ratio, used]
 
     def summary_part(self, row):
-        """What ``row`` says of its provider's summary: (class mask,
-        figures..., listed); providers with alike inventories have equal
-        parts."""
-        return row[3:self.listed + 1]
+        """What ``row`` says of its provider's inventories: (class mask,
+        figures..., listed, limits...), without its ids; providers with
+        alike inventories have equal parts."""
+        return row[3:-1]
+
+    def listed_of(self, part):
+        """The number of inventories a ``summary_part``'s summary lists."""
+        return part[self.listed - 3]
 
     def figures(self, part, into):
         """Add {rc: (capacity, used)} of the classes a ``summary_part``
@@ -97,6 +101,14 @@ class Layout:
                     total, reserved, ratio, used = part[at:at + 4]
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
+
+    def rooms(self, part):
+        """[(rc, free space, max_unit)] of the classes a ``summary_part``
+        serves, from the limits columns (with ``limits`` set)."""
+        fit = int(part[0])
+        at = self.limits - 3
+        return [(rc, *part[at + 2 * bit:at + 2 * bit + 2])
+                for bit, rc in self.bits if fit >> bit & 1]
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,

@@ -91,7 +91,7 @@ def _resources(conn, search, providers):
             for number, (layout, parts) in seen:
                 part = parts.get(rp)
                 if part is not None:
-                    listed = part[-1]
+                    listed = layout.listed_of(part)
                     layout.figures(part, per_class)
             summary = by_rows[key] = (
                 render(per_class) if len(per_class) == listed else None)

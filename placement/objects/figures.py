@@ -39,3 +39,10 @@ def free(inventory, used_expr):
     """What is left of an inventory row's capacity, as SQL, given the
     expression ``used_expr`` of its usage (may be NULL)."""
     return capacity(inventory) - sa.func.coalesce(used_expr, 0)
+
+
+def times_fitting(free, amount):
+    """How many allocations of ``amount`` fit one after another in
+    ``free`` (a value already read): each is allowed while what is left
+    is at least ``amount``, as the capacity check says."""
+    return max(int(free // amount), 0)

@@ -1,0 +1,187 @@
+"""GET and POST /capacity: how many more instances of each shape fit,
+where, what ends each tree's run, and the free space no shape can use.
+
+A shape is a parsed GET /allocation_candidates query.  It is read once
+through the candidate pipeline (names, checks, reader) with every row's
+free space, filled on copies of the rows (``filling.fill``), and the
+answer is the same for one shape or many; the providers' names, their
+aggregates and the cloud's free space are read once for all shapes.
+"""
+import contextlib
+import dataclasses
+import math
+
+import sqlalchemy as sa
+
+from placement import errors
+from placement import tables
+from placement.candidates import filling
+from placement.candidates import names as names_mod
+from placement.candidates import reader as reader_mod
+from placement.objects import figures
+
+RP = tables.resource_providers
+INV = tables.inventories
+ALLOC = tables.allocations
+RPA = tables.resource_provider_aggregates
+AGG = tables.placement_aggregates
+
+
+@dataclasses.dataclass
+class Counted:
+    """One shape filled: ``classes`` {rc id: name} it requests."""
+    filled: filling.Filled
+    limit: int
+    classes: dict
+
+
+def count(conn, shapes, version):
+    """{'shapes': {name: answer}, 'stranded': {class: amount}} of
+    ``shapes`` {name: query.CandidateQuery} at microversion ``version``
+    (api-ref/capacity.md defines the figures)."""
+    counted = {}
+    for name, query in shapes.items():
+        with named(name):
+            counted[name] = _fill(conn, query, version)
+    roots = sorted({root for shape in counted.values()
+                    for root, fits in shape.filled.fits.items() if fits})
+    providers = _providers(conn, roots)
+    aggregates = _aggregates(conn, roots)
+    classes = {}
+    for shape in counted.values():
+        classes.update(shape.classes)
+    free = _free(conn, classes)
+    answers = {
+        name: _answer(shape, providers, aggregates,
+                      _stranded(free, [shape.filled], shape.classes))
+        for name, shape in counted.items()}
+    return {'shapes': answers,
+            'stranded': _stranded(free, [shape.filled for shape in
+                                         counted.values()], classes)}
+
+
+@contextlib.contextmanager
+def named(name):
+    """A 400 about shape ``name`` says so (a GET's only shape, named
+    '', answers as the list would)."""
+    try:
+        yield
+    except errors.BadRequest as error:
+        if not name:
+            raise
+        raise errors.BadRequest('Shape %s: %s' % (name, error.detail),
+                                code=error.code) from None
+
+
+def _fill(conn, query, version):
+    """The Counted of one shape: read as the list reads it, with every
+    row's free space, then filled."""
+    names = names_mod.Names(conn, query)
+    # Every tree is read: ``limit`` only cuts the providers listed.
+    reading = reader_mod.RequestSearch(
+        conn, dataclasses.replace(query, limit=None), version, names,
+        rooms=True)
+    request = reading.request()
+    trees = list(reading.trees())
+    reading.close()
+    space = filling.Space({}, {}, reading.summed)
+    for layout, parts in reading.seen:
+        if not layout.limits:
+            continue
+        for rp, part in parts.items():
+            for rc, free, max_unit in layout.rooms(part):
+                space.free[rp, rc] = free
+                space.max_unit[rp, rc] = max_unit
+    classes = {rc: names.rc_names[rc] for group in request.groups
+               for rc in group.amounts}
+    return Counted(filling.fill(request, trees, space), query.limit,
+                   classes)
+
+
+def _answer(shape, providers, aggregates, stranded):
+    filled = shape.filled
+    rc_names = shape.classes
+    listed = sorted(
+        ({'uuid': providers[root][0], 'name': providers[root][1],
+          'fits': fits,
+          'limited_by': sorted(rc_names[rc] for rc in filled.short[root])}
+         for root, fits in filled.fits.items() if fits),
+        key=lambda found: (-found['fits'], found['name'], found['uuid']))
+    per_aggregate = {}
+    for root, fits in filled.fits.items():
+        for uuid in aggregates.get(root, ()):
+            per_aggregate[uuid] = per_aggregate.get(uuid, 0) + fits
+    return {
+        'fits': sum(filled.fits.values()),
+        'providers': listed[:shape.limit],
+        'aggregates': [{'uuid': uuid, 'fits': fits} for uuid, fits in
+                       sorted(per_aggregate.items(),
+                              key=lambda item: (-item[1], item[0]))
+                       if fits],
+        'stranded': stranded,
+    }
+
+
+def _stranded(free, filled, classes):
+    """{class name: free space left that none of ``filled`` (Filled
+    values) takes}: per provider and class the free space less the most
+    any of them placed there, summed over the cloud, rounded down."""
+    most = {}
+    for one in filled:
+        for key, amount in one.placed.items():
+            if amount > most.get(key, 0):
+                most[key] = amount
+    taken = dict.fromkeys(classes, 0)
+    for (_, rc), amount in most.items():
+        taken[rc] += amount
+    return {name: max(math.floor(free.get(rc, 0) - taken[rc]), 0)
+            for rc, name in classes.items()}
+
+
+def _free(conn, classes):
+    """{rc id: free space} of ``classes`` summed over every inventory of
+    the cloud (over-used inventories count none)."""
+    if not classes:
+        return {}
+    usage = (sa.select(ALLOC.c.resource_provider_id,
+                       ALLOC.c.resource_class_id,
+                       sa.func.sum(ALLOC.c.used).label('used'))
+             .where(ALLOC.c.resource_class_id.in_(sorted(classes)))
+             .group_by(ALLOC.c.resource_provider_id,
+                       ALLOC.c.resource_class_id)
+             .subquery())
+    free = figures.free(INV, usage.c.used)
+    rows = conn.execute(
+        sa.select(INV.c.resource_class_id,
+                  sa.func.sum(sa.case((free > 0, free), else_=0)))
+        .select_from(INV.outerjoin(usage, sa.and_(
+            usage.c.resource_provider_id == INV.c.resource_provider_id,
+            usage.c.resource_class_id == INV.c.resource_class_id)))
+        .where(INV.c.resource_class_id.in_(sorted(classes)))
+        .group_by(INV.c.resource_class_id))
+    return {rc: float(total) for rc, total in rows}
+
+
+def _providers(conn, roots):
+    """{root: (uuid, name)}."""
+    if not roots:
+        return {}
+    wanted = set(roots)
+    return {rp: (uuid, name) for rp, uuid, name in reader_mod.rows_for(
+        conn, sa.select(RP.c.id, RP.c.uuid, RP.c.name), wanted, RP.c.id)
+        if rp in wanted}
+
+
+def _aggregates(conn, roots):
+    """{root: [aggregate uuid, ...]}."""
+    found = {}
+    if not roots:
+        return found
+    wanted = set(roots)
+    for rp, uuid in reader_mod.rows_for(
+            conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
+            .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
+            wanted, RPA.c.resource_provider_id):
+        if rp in wanted:
+            found.setdefault(rp, []).append(uuid)
+    return found

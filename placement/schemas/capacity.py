@@ -1,0 +1,47 @@
+"""Schemas of GET and POST /capacity (an addition of this service).
+
+GET takes the query string of GET /allocation_candidates (the very
+schema); POST names several shapes, each such a query, written as a
+query string or as an object of its parameters.
+"""
+from placement.schemas import allocation_candidate
+from placement.schemas import base
+
+QUERY = allocation_candidate.QUERY
+
+_PARAMETER = {'anyOf': [
+    {'type': 'string'},
+    # A parameter given more than once (member_of, required).
+    {'type': 'array', 'items': {'type': 'string'}, 'minItems': 1}]}
+SHAPE_NAME = '^[^\\s/]{1,255}$'
+SHAPES = base.strict({'shapes': {
+    'type': 'object', 'minProperties': 1, 'maxProperties': 100,
+    'propertyNames': {'pattern': SHAPE_NAME},
+    'additionalProperties': {'anyOf': [
+        {'type': 'string', 'minLength': 1},
+        {'type': 'object', 'minProperties': 1,
+         'additionalProperties': _PARAMETER}]}}})
+
+_COUNT = {'type': 'integer', 'minimum': 0}
+_AMOUNTS = {'type': 'object', 'additionalProperties': _COUNT}
+SHAPE_CAPACITY = base.strict({
+    'fits': _COUNT,
+    'providers': {'type': 'array', 'items': base.strict({
+        'uuid': base.UUID, 'name': {'type': 'string'}, 'fits': _COUNT,
+        'limited_by': {'type': 'array', 'items': {'type': 'string'}}})},
+    'aggregates': {'type': 'array', 'items': base.strict({
+        'uuid': base.UUID, 'fits': _COUNT})},
+    'stranded': _AMOUNTS})
+CAPACITY = base.strict({
+    'shapes': {'type': 'object', 'additionalProperties': SHAPE_CAPACITY},
+    'stranded': _AMOUNTS})
+
+OPERATIONS = {
+    'show_capacity': base.Operation(
+        'How many more instances of one shape fit, and where (an '
+        'addition of this service)', {200: SHAPE_CAPACITY}, query=QUERY),
+    'count_shapes': base.Operation(
+        'How many more instances of each of several shapes fit, and the '
+        'free space none of them can use (an addition of this service)',
+        {200: CAPACITY}, body=SHAPES),
+}

@@ -1,0 +1,82 @@
+"""filling.fill on hand-built rows: the combiner's values, no database.
+
+Providers and classes are small integers: class 1 is VCPU-like, class 2
+disk-like.
+"""
+from placement import candidate_search as cs
+from placement.candidates import filling
+
+
+def request(*groups, sharing=None, isolate=False):
+    return cs.Request(groups=list(groups), isolate=isolate,
+                      sharing=sharing or cs.Sharing(
+                          {}, [{} for _ in groups], {}, {}))
+
+
+def space(free, max_unit=None, summed=False):
+    return filling.Space(dict(free), dict(max_unit or {}), summed)
+
+
+def test_flat_trees_in_closed_form():
+    group = cs.Group('', {1: 2, 2: 100}, spread=True)
+    trees = [cs.Tree(1, [{1: 0b11}], {}, {}),
+             # Serves class 1 only: no candidate.
+             cs.Tree(2, [{2: 0b01}], {}, {}),
+             # A tree whose one provider read is a child.
+             cs.Tree(3, [{4: 0b11}], {}, {})]
+    room = space({(1, 1): 7, (1, 2): 350, (2, 1): 10, (4, 1): 9,
+                  (4, 2): 100})
+    filled = filling.fill(request(group), trees, room)
+    assert filled.fits == {1: 3, 3: 1}
+    assert filled.short == {1: {1, 2}, 3: {2}}
+    assert filled.placed == {(1, 1): 6, (1, 2): 300, (4, 1): 2,
+                             (4, 2): 100}
+    assert room.free[1, 1] == 1 and room.free[4, 2] == 0
+
+
+def test_nested_tree_moves_on_when_its_first_child_is_full():
+    group = cs.Group('', {1: 2}, spread=True)
+    tree = cs.Tree(1, [{2: 1, 3: 1}], {}, {})
+    filled = filling.fill(request(group), [tree],
+                          space({(2, 1): 5, (3, 1): 4}))
+    assert filled.fits == {1: 4}
+    assert filled.placed == {(2, 1): 4, (3, 1): 4}
+
+
+def test_a_sharing_provider_is_drawn_down_by_the_trees_in_root_order():
+    group = cs.Group('', {1: 1, 2: 10}, spread=True)
+    sharing = cs.Sharing({9: 9}, [{1: [(9, 0b10)], 2: [(9, 0b10)]}], {},
+                         {})
+    trees = [cs.Tree(1, [{1: 0b01}], {}, {}),
+             cs.Tree(2, [{2: 0b01}], {}, {}),
+             cs.Tree(9, [{9: 0b10}], {}, {})]
+    filled = filling.fill(
+        request(group, sharing=sharing), trees,
+        space({(1, 1): 3, (2, 1): 3, (9, 2): 45}))
+    # Tree 1 runs out of class 1 and leaves 15 of the shared 45.
+    assert filled.fits == {1: 3, 2: 1}
+    assert filled.short == {1: {1}, 2: {2}}
+    assert filled.placed[9, 2] == 40
+
+
+def test_two_groups_on_one_provider_are_summed_against_max_unit():
+    groups = (cs.Group('1', {1: 2}), cs.Group('2', {1: 2}))
+
+    def count(max_unit):
+        limit = min(9, max_unit)
+        tree = cs.Tree(1, [{1: 1}, {1: 1}], {(1, 1): limit}, {})
+        return filling.fill(request(*groups), [tree], space(
+            {(1, 1): 9}, {(1, 1): max_unit}, summed=True)).fits
+
+    # One instance takes 4 in one allocation: more than max_unit 3.
+    assert count(3) == {}
+    assert count(8) == {1: 2}
+
+
+def test_isolated_groups_need_two_providers_each_time():
+    groups = (cs.Group('1', {1: 1}), cs.Group('2', {1: 1}))
+    tree = cs.Tree(1, [{2: 1, 3: 1}, {2: 1, 3: 1}], {}, {})
+    filled = filling.fill(request(*groups, isolate=True), [tree],
+                          space({(2, 1): 3, (3, 1): 5}))
+    assert filled.fits == {1: 3}
+    assert filled.placed == {(2, 1): 3, (3, 1): 3}
