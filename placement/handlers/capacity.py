@@ -4,43 +4,46 @@ import urllib.parse
 import webob
 
 from placement import errors
-from placement import microversion
+from placement import gc_pause
 from placement import microversions
+from placement import negotiation
 from placement import query
-from placement import util
+from placement import responses
+from placement import validation
 from placement.candidates import capacity
+from placement.handlers import base
 from placement.schemas import capacity as schema
 
 RULE = 'placement:capacity'
 
 
-@util.handler
-@microversion.since(microversions.ALLOCATION_CANDIDATES)
+@base.handler
+@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
 def show_capacity(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(RULE)
-    version = microversion.get(req)
-    util.validate_query(req, schema.QUERY.at(version))
+    version = negotiation.get(req)
+    validation.validate_query(req, schema.QUERY.at(version))
     shape = query.parse_candidate_query(req.GET, version)
     body = _count(ctx, {'': shape}, version)
-    return util.json_response(req, body['shapes'][''])
+    return responses.json_response(req, body['shapes'][''])
 
 
-@util.handler
-@microversion.since(microversions.ALLOCATION_CANDIDATES)
+@base.handler
+@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
 def count_shapes(req):
-    ctx = util.context(req)
+    ctx = base.context(req)
     ctx.can(RULE)
-    version = microversion.get(req)
-    data = util.extract_json(req, schema.SHAPES)
+    version = negotiation.get(req)
+    data = validation.extract_json(req, schema.SHAPES)
     shapes = {name: _parse(name, value, version)
               for name, value in data['shapes'].items()}
-    return util.json_response(req, _count(ctx, shapes, version))
+    return responses.json_response(req, _count(ctx, shapes, version))
 
 
 def _count(ctx, shapes, version):
     # The engine runs once per shape, with as many small objects.
-    with util.collection_paused():
+    with gc_pause.collection_paused():
         return ctx.database.read(capacity.count, shapes, version)
 
 
@@ -60,5 +63,5 @@ def _parse(name, shape, version):
             # Percent-escapes of bytes that are not UTF-8, as in a URL.
             raise errors.BadRequest(
                 'The query string is not valid UTF-8.') from None
-        util.validate_query(as_query, schema.QUERY.at(version))
+        validation.validate_query(as_query, schema.QUERY.at(version))
         return query.parse_candidate_query(as_query.GET, version)
