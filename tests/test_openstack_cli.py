@@ -557,11 +557,12 @@ def test_allocation_candidate_explain(osc, candidates_cloud):
     lines = out.splitlines()
     assert re.match(r'1 of \d+ provider trees can satisfy the request: ',
                     lines[0])
-    assert '1 lacks capacity for %s (largest free 4, requested 6)' % c[
-        'cores'] in lines[0]
+    assert '1 provider lacks capacity for %s (largest free 4, requested ' \
+        '6)' % c['cores'] in lines[0]
     assert lines[1] == 'Candidates: 1'
+    # The unsuffixed group misses per tree: the child's tree, by its root.
     assert re.match(r"Nearest: rp-\w+ \(%s\) group '': %s: 4 free, 6 "
-                    r"requested$" % (c['child'], c['cores']), lines[2])
+                    r"requested$" % (c['root'], c['cores']), lines[2])
     assert '| group   | check' in out
 
     # The list's other options, granular groups included.
