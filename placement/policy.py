@@ -128,6 +128,9 @@ _API_RULES = [
      [('GET', '/allocation_candidates/explain')]),
     ('metrics', ADMIN_API, 'Read the Prometheus metrics.',
      [('GET', '/metrics')]),
+    ('summary', ADMIN_API,
+     'Read capacity and usage of the whole cloud (names providers and '
+     'projects, so administrators only).', [('GET', '/summary')]),
     ('reshaper:reshape', SERVICE_API,
      'Move inventories and allocations within a tree.',
      [('POST', '/reshaper')]),

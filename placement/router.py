@@ -16,6 +16,7 @@ from placement.handlers import reshaper
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
 from placement.handlers import root
+from placement.handlers import summary
 from placement.handlers import trait
 from placement.handlers import usage
 
@@ -86,6 +87,8 @@ ROUTES = {
     },
     '/usages': {'GET': usage.get_total_usages},
     '/reshaper': {'POST': reshaper.reshape},
+    # An addition of this service: the whole cloud in one read.
+    '/summary': {'GET': summary.get_summary},
 }
 
 

@@ -753,6 +753,7 @@ ROUTE_URLS = {
     '/allocation_candidates/explain': AC + '/explain?resources=VCPU:1',
     '/usages': '/usages?project_id=' + PROJECT,
     '/reshaper': '/reshaper',
+    '/summary': '/summary',
 }
 # The routes whose writes take a JSON body.
 JSON_WRITES = [
