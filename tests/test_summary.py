@@ -116,37 +116,42 @@ def test_classes_and_counts_equal_the_providers_figures(client, cloud):
 
 
 def fullness(classes):
-    """(over full, fraction, class) of a provider's fullest class, the
-    first by name among equals."""
-    over, fraction, rc = min(
-        (-(capacity <= 0 < used), -(used / capacity if capacity > 0 else 0),
-         rc) for rc, (capacity, used, _r) in classes.items())
-    return -over, -fraction, rc
+    """(fraction used, class) of a provider's fullest class, the first by
+    name among equals; no capacity left counts as one unit."""
+    fraction, rc = min((-used / max(capacity, 1), rc)
+                       for rc, (capacity, used, _r) in classes.items())
+    return -fraction, rc
 
 
-def test_fullest_and_emptiest_providers(client, cloud):
+def assert_ranked_as_the_api_says(client):
+    """The summary's fullest and emptiest providers are those of the
+    providers' own figures; the fullest one's uuid."""
     figures = provider_figures(client)
     ranked = sorted(
         ((fullness(classes), rp) for rp, classes in figures.values()
          if classes),
-        key=lambda entry: (-entry[0][0], -entry[0][1], entry[1]['name']))
+        key=lambda entry: (-entry[0][0], entry[1]['name']))
 
     def shown(entries):
         return [{'uuid': rp['uuid'], 'name': rp['name'],
                  'resource_class': rc,
                  'used': figures[rp['uuid']][1][rc][1],
                  'capacity': figures[rp['uuid']][1][rc][0]}
-                for (_over, _fraction, rc), rp in entries]
+                for (_fraction, rc), rp in entries]
 
     body = summary(client)
     limit = summary_obj.PROVIDERS_SHOWN
     assert len(ranked) > limit
     assert body['fullest_providers'] == shown(ranked[:limit])
-    # Usage beyond a lowered capacity heads the list.
-    assert body['fullest_providers'][0]['uuid'] == cloud
     emptiest = sorted(ranked, key=lambda entry: (
-        entry[0][0], entry[0][1], entry[1]['name']))
+        entry[0][0], entry[1]['name']))
     assert body['emptiest_providers'] == shown(emptiest[:limit])
+    return body['fullest_providers'][0]['uuid']
+
+
+def test_fullest_and_emptiest_providers(client, cloud):
+    # Usage beyond a lowered capacity heads the list.
+    assert assert_ranked_as_the_api_says(client) == cloud
 
 
 def test_usages_equal_get_usages_per_project(client, cloud):
@@ -172,6 +177,19 @@ def test_usages_equal_get_usages_per_project(client, cloud):
                 total[key] = total.get(key, 0) + amount
     assert body['usages_by_consumer_type'] == by_type
     assert set(by_type) == {'INSTANCE', 'MIGRATION', 'unknown'}
+
+
+@pytest.mark.parametrize('idle', [9, 12])
+def test_idle_providers_are_the_emptiest(client, w, idle):
+    """Providers without allocations fill the fullest list's tail and
+    head the emptiest, by name."""
+    for index in range(idle):
+        w.add('idle-%02d' % index, inventory={'VCPU': 8, 'DISK_GB': 10})
+    w.add('full', inventory={'VCPU': 4}, used={'VCPU': 4})
+    w.add('half', inventory={'VCPU': 8, 'DISK_GB': {'total': 10,
+                                                    'reserved': 10}},
+          used={'VCPU': 4})
+    assert assert_ranked_as_the_api_says(client) == w.uuid('full')
 
 
 def test_an_empty_cloud(client, w):

@@ -29,64 +29,57 @@ TYPES = tables.consumer_types
 PROVIDERS_SHOWN = 10
 PROJECTS_SHOWN = 50
 
-# Usage of each (provider, class) that has allocations.
-_USED = (sa.select(ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id,
-                   sa.func.sum(ALLOC.c.used).label('used'))
-         .group_by(ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id)
-         .subquery('used'))
-# Each inventory with its usage: what the REST API shows of a provider's
-# inventories and usages, one row per (provider, class).
+_CAPACITY = sa.func.floor(figures.capacity(INV))  # whole units
+# Per class: capacity and reserved from the inventories, usage from the
+# allocations (what the providers' GET .../usages add up to).
+_CLASS_CAPACITY = (
+    sa.select(RC.c.name, sa.func.sum(_CAPACITY), sa.func.sum(INV.c.reserved),
+              sa.func.count())
+    .join_from(INV, RC, RC.c.id == INV.c.resource_class_id)
+    .group_by(RC.c.id, RC.c.name))
+_CLASS_USAGE = (
+    sa.select(RC.c.name, sa.func.sum(ALLOC.c.used))
+    .join_from(ALLOC, RC, RC.c.id == ALLOC.c.resource_class_id)
+    .group_by(RC.c.id, RC.c.name))
+
+# A provider is as full as its fullest class, the one that runs out
+# first; usage where nothing is left to allocate counts as if one unit
+# were: full, or fuller.  Only providers with allocations are ranked in
+# SQL (a join from the allocations); the others are idle, emptier than
+# any of them, and listed by name.
 _INVENTORY_USE = (
-    sa.select(INV.c.resource_provider_id.label('provider_id'),
-              INV.c.resource_class_id.label('class_id'),
-              INV.c.reserved,
-              # Whole units, as provider summaries count capacity.
-              sa.func.floor(figures.capacity(INV)).label('capacity'),
-              sa.func.floor(figures.free(INV, _USED.c.used)).label('free'),
-              sa.func.coalesce(_USED.c.used, 0).label('used'))
-    .select_from(INV.outerjoin(_USED, sa.and_(
-        _USED.c.resource_provider_id == INV.c.resource_provider_id,
-        _USED.c.resource_class_id == INV.c.resource_class_id)))
+    sa.select(INV.c.resource_provider_id, _CAPACITY.label('capacity'),
+              sa.func.sum(ALLOC.c.used).label('used'))
+    .join_from(INV, ALLOC, sa.and_(
+        ALLOC.c.resource_provider_id == INV.c.resource_provider_id,
+        ALLOC.c.resource_class_id == INV.c.resource_class_id))
+    .group_by(INV.c.id, INV.c.resource_provider_id, INV.c.total,
+              INV.c.reserved, INV.c.allocation_ratio)
     .subquery('inventory_use'))
-
-_CLASSES = (
-    sa.select(RC.c.name, sa.func.sum(_INVENTORY_USE.c.capacity),
-              sa.func.sum(_INVENTORY_USE.c.used),
-              sa.func.sum(_INVENTORY_USE.c.reserved),
-              sa.func.sum(_INVENTORY_USE.c.free), sa.func.count())
-    .join_from(_INVENTORY_USE, RC, RC.c.id == _INVENTORY_USE.c.class_id)
-    .group_by(RC.c.id, RC.c.name).order_by(RC.c.name))
-
-# A provider is as full as its fullest class (the first by name among
-# equals): the one that runs out first.  Usage without any capacity
-# counts as fuller than any ratio.
-_OVERFLOW = sa.case((sa.and_(_INVENTORY_USE.c.capacity <= 0,
-                             _INVENTORY_USE.c.used > 0), 1), else_=0)
-_FRACTION = sa.case(
-    (_INVENTORY_USE.c.capacity > 0,
-     _INVENTORY_USE.c.used / _INVENTORY_USE.c.capacity), else_=0)
-_BY_FULLNESS = (
-    sa.select(_INVENTORY_USE.c.provider_id,
-              RC.c.name.label('resource_class'),
-              _INVENTORY_USE.c.used, _INVENTORY_USE.c.capacity,
-              _OVERFLOW.label('overflow'), _FRACTION.label('fraction'),
-              sa.func.row_number().over(
-                  partition_by=_INVENTORY_USE.c.provider_id,
-                  order_by=(_OVERFLOW.desc(), _FRACTION.desc(),
-                            RC.c.name)).label('rank'))
-    .join_from(_INVENTORY_USE, RC, RC.c.id == _INVENTORY_USE.c.class_id)
-    .subquery('by_fullness'))
-_FULLEST_CLASS = (
-    sa.select(RP.c.uuid, RP.c.name, _BY_FULLNESS.c.resource_class,
-              _BY_FULLNESS.c.used, _BY_FULLNESS.c.capacity)
-    .join_from(_BY_FULLNESS, RP, RP.c.id == _BY_FULLNESS.c.provider_id)
-    .where(_BY_FULLNESS.c.rank == 1)
-    .limit(PROVIDERS_SHOWN))
-_FULLEST = _FULLEST_CLASS.order_by(
-    _BY_FULLNESS.c.overflow.desc(), _BY_FULLNESS.c.fraction.desc(),
-    RP.c.name)
-_EMPTIEST = _FULLEST_CLASS.order_by(
-    _BY_FULLNESS.c.overflow, _BY_FULLNESS.c.fraction, RP.c.name)
+_FULLNESS = (
+    sa.select(_INVENTORY_USE.c.resource_provider_id.label('provider_id'),
+              sa.func.max(_INVENTORY_USE.c.used / sa.case(
+                  (_INVENTORY_USE.c.capacity > 1,
+                   _INVENTORY_USE.c.capacity), else_=1)).label('fullness'))
+    .group_by(_INVENTORY_USE.c.resource_provider_id)
+    .subquery('fullness'))
+_LOADED = (sa.select(RP.c.id)
+           .join_from(_FULLNESS, RP, RP.c.id == _FULLNESS.c.provider_id)
+           .limit(PROVIDERS_SHOWN))
+_FULLEST_LOADED = _LOADED.order_by(_FULLNESS.c.fullness.desc(), RP.c.name)
+_EMPTIEST_LOADED = _LOADED.order_by(_FULLNESS.c.fullness, RP.c.name)
+_IDLE = (sa.select(RP.c.id)
+         .where(sa.exists().where(INV.c.resource_provider_id == RP.c.id),
+                ~sa.exists().where(ALLOC.c.resource_provider_id == RP.c.id))
+         .order_by(RP.c.name).limit(PROVIDERS_SHOWN))
+# The inventories of the providers listed, with their usage.
+_CLASSES_OF = (
+    sa.select(RP.c.id, RP.c.uuid, RP.c.name,
+              RC.c.name.label('resource_class'), _CAPACITY.label('capacity'),
+              sa.func.coalesce(figures.used(INV), 0).label('used'))
+    .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id)
+                 .join(RC, RC.c.id == INV.c.resource_class_id))
+    .where(RP.c.id.in_(sa.bindparam('provider_ids', expanding=True))))
 
 _HAS_INVENTORY = sa.exists().where(INV.c.resource_provider_id == RP.c.id)
 _PROVIDER_COUNTS = sa.select(
@@ -99,26 +92,27 @@ _WITHOUT_INVENTORY = (sa.select(RP.c.uuid, RP.c.name)
                       .where(~_HAS_INVENTORY)
                       .order_by(RP.c.name).limit(PROVIDERS_SHOWN))
 
-# Allocations with their consumer, as GET /usages reads them.
+# Allocations with their consumer (every consumer has a project).
 _CONSUMED = (ALLOC.join(CONSUMERS, ALLOC.c.consumer_id == CONSUMERS.c.uuid)
-             .join(PROJECTS, CONSUMERS.c.project_id == PROJECTS.c.id)
              .outerjoin(TYPES, CONSUMERS.c.consumer_type_id == TYPES.c.id))
 _CONSUMER_COUNT = sa.func.count(sa.distinct(CONSUMERS.c.id))
-# The projects with the most consumers, by count then name.
+# The projects with the most consumers, by count then name, each row
+# with the number of projects in all.
 _TOP_PROJECTS = (
     sa.select(PROJECTS.c.id, PROJECTS.c.external_id,
-              _CONSUMER_COUNT.label('consumers'))
-    .select_from(_CONSUMED)
+              _CONSUMER_COUNT.label('consumers'),
+              sa.func.count().over().label('projects'))
+    .select_from(_CONSUMED.join(
+        PROJECTS, CONSUMERS.c.project_id == PROJECTS.c.id))
     .group_by(PROJECTS.c.id, PROJECTS.c.external_id)
     .order_by(_CONSUMER_COUNT.desc(), PROJECTS.c.external_id)
     .limit(PROJECTS_SHOWN))
-_PROJECT_COUNT = sa.select(sa.func.count(sa.distinct(CONSUMERS.c.project_id))
-                           ).select_from(_CONSUMED)
 
 
 def _usage_by_type(group):
     """(usage, consumer count) statements grouped by ``group`` columns
-    then consumer type; each row ends with (class, used) or the count."""
+    of CONSUMERS then consumer type; each row ends with (class, used) or
+    the count."""
     usage = (sa.select(*group, TYPES.c.name, RC.c.name,
                        sa.func.sum(ALLOC.c.used))
              .select_from(_CONSUMED.join(
@@ -131,9 +125,9 @@ def _usage_by_type(group):
 
 _BY_TYPE = _usage_by_type([])
 _BY_PROJECT_AND_TYPE = tuple(
-    statement.where(PROJECTS.c.id.in_(sa.bindparam('project_ids',
-                                                   expanding=True)))
-    for statement in _usage_by_type([PROJECTS.c.id]))
+    statement.where(CONSUMERS.c.project_id.in_(
+        sa.bindparam('project_ids', expanding=True)))
+    for statement in _usage_by_type([CONSUMERS.c.project_id]))
 
 
 def _grouped(conn, statements, params=None):
@@ -151,18 +145,58 @@ def _grouped(conn, statements, params=None):
     return grouped
 
 
-def _provider_use(row):
-    return {'uuid': row.uuid, 'name': row.name,
-            'resource_class': row.resource_class, 'used': int(row.used),
-            'capacity': int(row.capacity)}
+def _fullest_and_emptiest(conn):
+    """([use of a provider's fullest class, ...] for the fullest
+    providers, [...] for the emptiest), each class the first by name
+    among equally full ones."""
+    def ids(statement):
+        return conn.execute(statement).scalars().all()
+    idle = ids(_IDLE)
+    fullest = ids(_FULLEST_LOADED)
+    fullest = (fullest + idle)[:PROVIDERS_SHOWN]
+    emptiest = idle
+    if len(idle) < PROVIDERS_SHOWN:
+        emptiest = (idle + ids(_EMPTIEST_LOADED))[:PROVIDERS_SHOWN]
+    classes = {}
+    for row in conn.execute(_CLASSES_OF,
+                            {'provider_ids': fullest + emptiest}):
+        classes.setdefault(row.id, []).append(row)
+
+    def use(provider_id):
+        row = min(classes[provider_id], key=lambda row: (
+            -int(row.used) / max(row.capacity, 1), row.resource_class))
+        return {'uuid': row.uuid, 'name': row.name,
+                'resource_class': row.resource_class,
+                'used': int(row.used), 'capacity': int(row.capacity)}
+    return [use(i) for i in fullest], [use(i) for i in emptiest]
+
+
+def _classes(conn):
+    """{class: figures} of every class with inventory or usage."""
+    classes = {}
+    for name, capacity, reserved, count in conn.execute(_CLASS_CAPACITY):
+        classes[name] = {'capacity': int(capacity), 'used': 0,
+                         'reserved': int(reserved), 'providers': count}
+    for name, used in conn.execute(_CLASS_USAGE):
+        classes.setdefault(name, {'capacity': 0, 'used': 0, 'reserved': 0,
+                                  'providers': 0})['used'] = int(used)
+    for figure in classes.values():
+        # Usage is whole units: the floor of (capacity - used) is this.
+        figure['free'] = figure['capacity'] - figure['used']
+    return classes
 
 
 def _projects(conn):
+    """(number of projects with allocations, [the usage of each of the
+    PROJECTS_SHOWN with the most consumers])."""
     top = conn.execute(_TOP_PROJECTS).all()
+    if not top:
+        return 0, []
     usages = _grouped(conn, _BY_PROJECT_AND_TYPE,
-                      {'project_ids': [row.id for row in top]}) if top else {}
-    return [{'project_id': row.external_id, 'consumer_count': row.consumers,
-             'usages': usages[(row.id,)]} for row in top]
+                      {'project_ids': [row.id for row in top]})
+    return top[0].projects, [
+        {'project_id': row.external_id, 'consumer_count': row.consumers,
+         'usages': usages[(row.id,)]} for row in top]
 
 
 def read(conn):
@@ -170,24 +204,19 @@ def read(conn):
     # MariaDB sums integers as decimals.
     providers, trees, without_inventory = map(
         int, conn.execute(_PROVIDER_COUNTS).one())
+    fullest, emptiest = _fullest_and_emptiest(conn)
+    project_count, projects = _projects(conn)
     return {
         'resource_providers': {
             'count': providers, 'trees': trees,
             'without_inventory': without_inventory},
-        'resource_classes': {
-            name: {'capacity': int(capacity), 'used': int(used),
-                   'reserved': int(reserved), 'free': int(free),
-                   'providers': count}
-            for name, capacity, used, reserved, free, count
-            in conn.execute(_CLASSES)},
-        'fullest_providers': [
-            _provider_use(row) for row in conn.execute(_FULLEST)],
-        'emptiest_providers': [
-            _provider_use(row) for row in conn.execute(_EMPTIEST)],
+        'resource_classes': _classes(conn),
+        'fullest_providers': fullest,
+        'emptiest_providers': emptiest,
         'providers_without_inventory': [
             {'uuid': uuid, 'name': name}
             for uuid, name in conn.execute(_WITHOUT_INVENTORY)],
         'usages_by_consumer_type': _grouped(conn, _BY_TYPE).get((), {}),
-        'project_count': conn.execute(_PROJECT_COUNT).scalar(),
-        'usages_by_project': _projects(conn),
+        'project_count': project_count,
+        'usages_by_project': projects,
     }
