@@ -219,14 +219,16 @@ def test_overview(browser, server, client, cloud):
         len(providers))
     totals = {}
     for rp in providers:
-        for rc, figures in rest_usage(client, rp['uuid']).items():
-            t = totals.setdefault(rc, [0, 0, 0])
-            for i, value in enumerate(figures):
+        for rc, (used, capacity, reserved) in rest_usage(
+                client, rp['uuid']).items():
+            t = totals.setdefault(rc, [0, 0, 0, 0])
+            for i, value in enumerate((used, capacity, reserved,
+                                       capacity - used)):
                 t[i] += value
     rows = main.find_elements(By.CSS_SELECTOR, '#classes tr[data-rc]')
     shown = {row.get_attribute('data-rc'): [
         int(text_of(row, '[data-field=%s]' % f).replace(',', ''))
-        for f in ('used', 'capacity', 'reserved')] for row in rows}
+        for f in ('used', 'capacity', 'reserved', 'free')] for row in rows}
     assert shown == totals
     # compute-2 is full: it heads the fullest providers.
     first = main.find_element(By.CSS_SELECTOR, '#fullest li')
@@ -240,11 +242,17 @@ def test_overview(browser, server, client, cloud):
     shown = {(r.get_attribute('data-type'), r.get_attribute('data-project')):
              int(text_of(r, '[data-field=count]')) for r in rows}
     expected = {}
+    by_type = {}
     for project in ('project-a', 'project-b'):
         usages = client.get('/usages', params={'project_id': project}).json()
         for consumer_type, entry in usages['usages'].items():
             expected[(consumer_type, project)] = entry['consumer_count']
+            by_type[consumer_type] = (by_type.get(consumer_type, 0)
+                                      + entry['consumer_count'])
     assert shown == expected
+    rows = main.find_elements(By.CSS_SELECTOR, '#types tr[data-type]')
+    assert {r.get_attribute('data-type'): int(text_of(
+        r, '[data-field=count]')) for r in rows} == by_type
     assert_clean_log(browser)
 
 
