@@ -274,6 +274,12 @@ def test_providers_list(browser, server, client, cloud):
             client, cloud.uuids['compute-1']).items():
         assert text_of(row, '[data-rc=%s] .num' % rc) == '%s/%s' % (
             format(used, ','), format(cap, ','))
+    # Placeholders read as examples, not as entered values.
+    field = main.find_element(By.ID, 'filter-resources')
+    assert field.get_attribute('placeholder').startswith('e.g. ')
+    assert browser.execute_script(
+        "return getComputedStyle(arguments[0], '::placeholder').fontStyle",
+        field) == 'italic'
     # "Has capacity for", traits and aggregate go to the API's filters.
     for query in ({'resources': 'VCPU:5'}, {'required': 'HW_NIC_SRIOV'},
                   {'member_of': AGG}):
@@ -324,6 +330,13 @@ def test_tree(browser, server, client, cloud):
     sharing = [n.get_attribute('data-uuid') for n in main.find_elements(
         By.CSS_SELECTOR, '#sharing .node')]
     assert sharing == [cloud.uuids['shared-disk']]
+    # An aggregate chip: its uuid's first block, the whole in the title,
+    # a link to the list of its members.
+    chip = main.find_element(By.CSS_SELECTOR, '#sharing a.agg')
+    assert chip.text == 'aggregate ' + AGG[:8]
+    assert AGG in chip.get_attribute('title')
+    assert chip.get_attribute('href').endswith(
+        '#/providers?member_of=' + AGG)
     # Through to the consumer and its allocations.
     vm2 = cloud.consumers['vm2']
     main.find_element(By.CSS_SELECTOR,
@@ -369,11 +382,26 @@ def test_explain(browser, server, client, cloud):
         By.CSS_SELECTOR, '.candidates li [data-uuid]')] == [
             cloud.uuids['compute-1']]
 
+    # Compute node first, then the sharing provider it draws disk from.
+    main = open_page(browser, server, 'explain?resources=VCPU:1,DISK_GB:10'
+                     '&required=HW_CPU_X86_AVX2')
+    for candidate in main.find_elements(By.CSS_SELECTOR, '.candidates li'):
+        assert [e.get_attribute('data-uuid') for e in
+                candidate.find_elements(By.CSS_SELECTOR, '[data-uuid]')] == [
+            cloud.uuids['compute-1'], cloud.uuids['shared-disk']]
+
     # Nothing has 40 VCPU free: the explanation, checked against the API.
     main = open_page(browser, server, 'explain?resources=VCPU:40'
                      '&required=HW_CPU_X86_AVX2')
-    screenshot(browser, 'explain', scroll_to='outcome')
+    screenshot(browser, 'explain')
     assert text_of(main, '#candidate-count').startswith('0 candidates')
+    # With a query the form folds away: the answer starts on screen.
+    assert not main.find_element(By.ID, 'explain-form').is_displayed()
+    assert browser.execute_script(
+        "return document.getElementById('summary').getBoundingClientRect()"
+        ".bottom <= window.innerHeight")
+    assert text_of(main, '[data-field=query]') == (
+        'resources=VCPU:40&required=HW_CPU_X86_AVX2')
     doc = client.get('/allocation_candidates/explain', params={
         'resources': 'VCPU:40', 'required': 'HW_CPU_X86_AVX2'}).json()
     assert text_of(main, '#summary') == doc['summary']

@@ -6,11 +6,12 @@ import {h, clear, fmt, providerLink, usageBar} from './dom.js';
 
 const PAGE_SIZE = 20;
 const IN_FLIGHT = 6;
+// Placeholders are examples ("e.g."), styled apart from entered values.
 const API_FILTERS = [
-  ['resources', 'Has capacity for', 'VCPU:4,MEMORY_MB:8192'],
-  ['required', 'Traits', 'HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
-  ['member_of', 'Aggregate', 'in:uuid1,uuid2'],
-  ['in_tree', 'In the tree of', 'provider uuid'],
+  ['resources', 'Has capacity for', 'e.g. VCPU:4,MEMORY_MB:8192'],
+  ['required', 'Traits', 'e.g. HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
+  ['member_of', 'Aggregate', 'e.g. in:uuid1,uuid2'],
+  ['in_tree', 'In the tree of', 'a provider uuid'],
 ];
 const SORTS = {
   name: (a, b) => a.name.localeCompare(b.name),
@@ -32,7 +33,7 @@ export async function renderProviders(main, {query, signal}) {
   for (const [key] of API_FILTERS) filters[key] = query.get(key) || '';
 
   const search = h('input', {type: 'search', id: 'search', value: state.q,
-                             placeholder: 'name or uuid contains…', 'aria-label': 'Search'});
+                             placeholder: 'part of a name or uuid', 'aria-label': 'Search'});
   const form = h('form', {class: 'filters', id: 'filters'},
     h('label', null, h('span', null, 'Search'), search),
     API_FILTERS.map(([key, label, placeholder]) => h('label', null, h('span', null, label),
@@ -114,7 +115,7 @@ export async function renderProviders(main, {query, signal}) {
           h('th', null, 'Traits'),
           h('th', null, 'Usage'))),
         h('tbody', null, rows))),
-      pager(page, pages, hashFor));
+      pager(page, pages, hashFor) || '');
 
     await api.pool(rows, IN_FLIGHT, async (tr) => {
       const uuid = tr.dataset.uuid;
