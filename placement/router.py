@@ -87,8 +87,10 @@ ROUTES = {
     },
     '/usages': {'GET': usage.get_total_usages},
     '/reshaper': {'POST': reshaper.reshape},
-    # An addition of this service: the whole cloud in one read.
+    # Additions of this service: the whole cloud in one read, and the
+    # provider list a page at a time.
     '/summary': {'GET': summary.get_summary},
+    '/summary/providers': {'GET': summary.list_provider_page},
 }
 
 

@@ -754,6 +754,7 @@ ROUTE_URLS = {
     '/usages': '/usages?project_id=' + PROJECT,
     '/reshaper': '/reshaper',
     '/summary': '/summary',
+    '/summary/providers': '/summary/providers',
 }
 # The routes whose writes take a JSON body.
 JSON_WRITES = [

@@ -1,13 +1,34 @@
-"""Handler of GET /summary, the whole cloud in one read (an addition of
-this service, for the console's overview and operators' scripts)."""
+"""Handlers of GET /summary and GET /summary/providers: the whole cloud
+in one read, and the provider list a page at a time (additions of this
+service, for the console and operators' scripts)."""
+from placement import microversion
 from placement import util
+from placement.handlers import resource_provider
+from placement.objects import provider_page
 from placement.objects import summary as summary_obj
 from placement.schemas import summary as schema
+
+POLICY = 'placement:summary'
 
 
 @util.handler
 def get_summary(req):
     ctx = util.context(req)
-    ctx.can('placement:summary')
+    ctx.can(POLICY)
     util.validate_query(req, schema.QUERY)
     return util.json_response(req, ctx.database.read(summary_obj.read))
+
+
+@util.handler
+def list_provider_page(req):
+    ctx = util.context(req)
+    ctx.can(POLICY)
+    version = microversion.get(req)
+    params = util.validate_query(req, schema.PAGE_QUERY.at(version))
+    filters = resource_provider.list_filters(req, params, version)
+    count, providers = ctx.database.read(
+        provider_page.read, filters, params.get('q'),
+        params.get('sort', 'name'), int(params.get('offset', 0)),
+        int(params.get('limit', schema.PAGE_SIZE)))
+    return util.json_response(req, {'count': count,
+                                    'resource_providers': providers})

@@ -1,8 +1,35 @@
-"""Schemas of GET /summary (an addition of this service)."""
+"""Schemas of GET /summary and GET /summary/providers (additions of this
+service)."""
+import copy
+
+from placement import microversions
+from placement.objects import provider_page
 from placement.schemas import base
+from placement.schemas import resource_provider
 
 # No parameters: anything in the query string is a mistake worth a 400.
 QUERY = {'type': 'object', 'properties': {}, 'additionalProperties': False}
+
+PAGE_SIZE = 20
+_SORTS = sorted(provider_page.SORT_KEYS)
+
+
+def _page_query(list_query):
+    """GET /resource_providers' filters, then search, sort and paging."""
+    schema = copy.deepcopy(list_query)
+    schema['properties'].update({
+        'q': {'type': 'string', 'maxLength': 255},
+        'sort': {'enum': _SORTS + ['-' + key for key in _SORTS]},
+        'offset': {'type': 'string', 'pattern': '^[0-9]{1,9}$'},
+        # 1 to 100.
+        'limit': {'type': 'string', 'pattern': '^([1-9][0-9]?|100)$'},
+    })
+    return schema
+
+
+PAGE_QUERY = microversions.ByVersion(*(
+    (first, _page_query(schema))
+    for first, _, schema in resource_provider.LIST_QUERY.ranges()))
 
 # -- responses --------------------------------------------------------------
 
@@ -39,8 +66,29 @@ SUMMARY = base.strict({
         'usages': _BY_TYPE})},
 })
 
+_NAME = {'type': 'string'}
+_NULLABLE_UUID = {'anyOf': [base.UUID, {'type': 'null'}]}
+PAGE = base.strict({
+    'count': _COUNT,
+    'resource_providers': {'type': 'array', 'items': base.strict({
+        'uuid': base.UUID, 'name': _NAME, 'generation': base.GENERATION,
+        'parent_provider_uuid': _NULLABLE_UUID,
+        'parent_provider_name': {'anyOf': [_NAME, {'type': 'null'}]},
+        'root_provider_uuid': base.UUID,
+        'traits': {'type': 'array', 'items': _NAME},
+        'inventories': {'type': 'object', 'additionalProperties':
+                        base.strict({'total': _COUNT, 'reserved': _COUNT,
+                                     'allocation_ratio': {'type': 'number'},
+                                     'capacity': _AMOUNT,
+                                     'used': _COUNT})}})},
+})
+
 OPERATIONS = {
     'get_summary': base.Operation(
         'Capacity and usage of the whole cloud in one read (an addition '
         'of this service)', {200: SUMMARY}, query=QUERY),
+    'list_provider_page': base.Operation(
+        'A page of the provider list, filtered as GET /resource_providers '
+        'filters, with traits and usage (an addition of this service)',
+        {200: PAGE}, query=PAGE_QUERY),
 }
