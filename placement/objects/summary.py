@@ -30,6 +30,7 @@ PROVIDERS_SHOWN = 10
 PROJECTS_SHOWN = 50
 
 _CAPACITY = sa.func.floor(figures.capacity(INV))  # whole units
+_HAS_INVENTORY = sa.exists().where(INV.c.resource_provider_id == RP.c.id)
 # Per class: capacity and reserved from the inventories, usage from the
 # allocations (what the providers' GET .../usages add up to).
 _CLASS_CAPACITY = (
@@ -69,7 +70,7 @@ _LOADED = (sa.select(RP.c.id)
 _FULLEST_LOADED = _LOADED.order_by(_FULLNESS.c.fullness.desc(), RP.c.name)
 _EMPTIEST_LOADED = _LOADED.order_by(_FULLNESS.c.fullness, RP.c.name)
 _IDLE = (sa.select(RP.c.id)
-         .where(sa.exists().where(INV.c.resource_provider_id == RP.c.id),
+         .where(_HAS_INVENTORY,
                 ~sa.exists().where(ALLOC.c.resource_provider_id == RP.c.id))
          .order_by(RP.c.name).limit(PROVIDERS_SHOWN))
 # The inventories of the providers listed, with their usage.
@@ -81,7 +82,6 @@ _CLASSES_OF = (
                  .join(RC, RC.c.id == INV.c.resource_class_id))
     .where(RP.c.id.in_(sa.bindparam('provider_ids', expanding=True))))
 
-_HAS_INVENTORY = sa.exists().where(INV.c.resource_provider_id == RP.c.id)
 # Counted apart: a scan of each table's index, where a count of the
 # providers without inventory would look up every provider's.
 _PROVIDER_COUNTS = sa.select(
