@@ -13,6 +13,7 @@ it, summed per class; usage by consumer type and project is grouped as
 import sqlalchemy as sa
 
 from placement import tables
+from placement.objects import capacity as capacity_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import figures
 
@@ -31,16 +32,13 @@ PROJECTS_SHOWN = 50
 
 _CAPACITY = sa.func.floor(figures.capacity(INV))  # whole units
 _HAS_INVENTORY = sa.exists().where(INV.c.resource_provider_id == RP.c.id)
-# Per class: capacity and reserved from the inventories, usage from the
-# allocations (what the providers' GET .../usages add up to).
+# Per class: capacity and reserved from the inventories; usage from the
+# allocations (capacity_obj.USED_BY_CLASS: what the providers' GET
+# .../usages add up to).
 _CLASS_CAPACITY = (
     sa.select(RC.c.name, sa.func.sum(_CAPACITY), sa.func.sum(INV.c.reserved),
               sa.func.count())
     .join_from(INV, RC, RC.c.id == INV.c.resource_class_id)
-    .group_by(RC.c.id, RC.c.name))
-_CLASS_USAGE = (
-    sa.select(RC.c.name, sa.func.sum(ALLOC.c.used))
-    .join_from(ALLOC, RC, RC.c.id == ALLOC.c.resource_class_id)
     .group_by(RC.c.id, RC.c.name))
 
 # A provider is as full as its fullest class, the one that runs out
@@ -179,7 +177,7 @@ def _classes(conn):
     for name, capacity, reserved, count in conn.execute(_CLASS_CAPACITY):
         classes[name] = {'capacity': int(capacity), 'used': 0,
                          'reserved': int(reserved), 'providers': count}
-    for name, used in conn.execute(_CLASS_USAGE):
+    for name, used in conn.execute(capacity_obj.USED_BY_CLASS):
         classes.setdefault(name, {'capacity': 0, 'used': 0, 'reserved': 0,
                                   'providers': 0})['used'] = int(used)
     for figure in classes.values():
