@@ -4,7 +4,7 @@
 // /summary, whatever the number of providers: the service adds it all up
 // in SQL.
 import * as api from './api.js';
-import {h, clear, fmt, plural, providerLink, section, usageBar} from './dom.js';
+import {h, fmt, plural, providerLink, section, usageBar} from './dom.js';
 
 export async function renderOverview(main, {signal}) {
   const summary = await api.get('summary', null, signal);
