@@ -11,8 +11,10 @@ VCPU, MEMORY_MB and DISK_GB on each root, PCPU on each child, a
 consumer on every second provider (500 projects, two consumer types,
 some without a type) and every fiftieth provider without inventory,
 written with bulk inserts.  The WSGI application is called in this
-process (no HTTP): reported is the median wall time of the request,
-which is the server time a client waits for.  ``--explain`` prints the
+process (no HTTP): reported are the median, least and greatest wall
+time of the request, the server time a client waits for (on a shared
+machine the least shows what the queries cost, the median what the
+neighbours let them have).  ``--explain`` prints the
 plan of each statement on MariaDB and PostgreSQL.
 """
 import argparse
@@ -153,10 +155,11 @@ def measure(server_url, count, rounds, with_plans):
             times.append(time.perf_counter() - started)
             assert response.status_int == 200, response.text[:300]
         times = sorted(times[2:])
-        print('%s, %d providers: GET /summary median %.1f ms, max %.1f ms, '
-              '%d bytes' % (database.engine.dialect.name, count,
-                            statistics.median(times) * 1000,
-                            times[-1] * 1000, len(response.body)))
+        print('%s, %d providers: GET /summary median %.1f ms, min %.1f ms, '
+              'max %.1f ms, %d bytes'
+              % (database.engine.dialect.name, count,
+                 statistics.median(times) * 1000, times[0] * 1000,
+                 times[-1] * 1000, len(response.body)))
         if with_plans and database.engine.dialect.name != 'sqlite':
             explain(database)
     finally:

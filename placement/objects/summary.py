@@ -95,54 +95,62 @@ _WITHOUT_INVENTORY = (sa.select(RP.c.uuid, RP.c.name)
 # Allocations with their consumer (every consumer has a project).
 _CONSUMED = (ALLOC.join(CONSUMERS, ALLOC.c.consumer_id == CONSUMERS.c.uuid)
              .outerjoin(TYPES, CONSUMERS.c.consumer_type_id == TYPES.c.id))
-_CONSUMER_COUNT = sa.func.count(sa.distinct(CONSUMERS.c.id))
-# The projects with the most consumers, by count then name, each row
-# with the number of projects in all.
-_TOP_PROJECTS = (
-    sa.select(PROJECTS.c.id, PROJECTS.c.external_id,
-              _CONSUMER_COUNT.label('consumers'),
-              sa.func.count().over().label('projects'))
+# Usage and consumers by project and type, in one pass each over the
+# allocations: a consumer has one project and one type, so the totals by
+# type and the projects with the most consumers follow from these rows
+# (as many as projects x types x classes, whatever the providers).
+_USAGE_BY_PROJECT = (
+    sa.select(CONSUMERS.c.project_id, TYPES.c.name, RC.c.name,
+              sa.func.sum(ALLOC.c.used))
+    .select_from(_CONSUMED.join(RC, RC.c.id == ALLOC.c.resource_class_id))
+    .group_by(CONSUMERS.c.project_id, TYPES.c.name, RC.c.id, RC.c.name))
+_CONSUMERS_BY_PROJECT = (
+    sa.select(CONSUMERS.c.project_id, PROJECTS.c.external_id, TYPES.c.name,
+              sa.func.count(sa.distinct(CONSUMERS.c.id)))
     .select_from(_CONSUMED.join(
-        PROJECTS, CONSUMERS.c.project_id == PROJECTS.c.id))
-    .group_by(PROJECTS.c.id, PROJECTS.c.external_id)
-    .order_by(_CONSUMER_COUNT.desc(), PROJECTS.c.external_id)
-    .limit(PROJECTS_SHOWN))
+        PROJECTS, PROJECTS.c.id == CONSUMERS.c.project_id))
+    .group_by(CONSUMERS.c.project_id, PROJECTS.c.external_id,
+              TYPES.c.name))
 
 
-def _usage_by_type(group):
-    """(usage, consumer count) statements grouped by ``group`` columns
-    of CONSUMERS then consumer type; each row ends with (class, used) or
-    the count."""
-    usage = (sa.select(*group, TYPES.c.name, RC.c.name,
-                       sa.func.sum(ALLOC.c.used))
-             .select_from(_CONSUMED.join(
-                 RC, RC.c.id == ALLOC.c.resource_class_id))
-             .group_by(*group, TYPES.c.name, RC.c.id, RC.c.name))
-    counts = (sa.select(*group, TYPES.c.name, _CONSUMER_COUNT)
-              .select_from(_CONSUMED).group_by(*group, TYPES.c.name))
-    return usage, counts
+def _usages(conn):
+    """{project: {type: {'consumer_count': n, class: used}}}, the groups
+    of GET /usages from 1.38."""
+    projects, names = {}, {}
+    for project_id, project, type_name, count in conn.execute(
+            _CONSUMERS_BY_PROJECT):
+        names[project_id] = project
+        projects.setdefault(project, {})[
+            type_name or consumer_obj.UNKNOWN_TYPE] = {'consumer_count': count}
+    for project_id, type_name, class_name, used in conn.execute(
+            _USAGE_BY_PROJECT):
+        projects[names[project_id]][type_name or consumer_obj.UNKNOWN_TYPE][
+            class_name] = int(used)
+    return projects
 
 
-_BY_TYPE = _usage_by_type([])
-_BY_PROJECT_AND_TYPE = tuple(
-    statement.where(CONSUMERS.c.project_id.in_(
-        sa.bindparam('project_ids', expanding=True)))
-    for statement in _usage_by_type([CONSUMERS.c.project_id]))
+def _by_type(projects):
+    """The usages of every project added up by type."""
+    by_type = {}
+    for usages in projects.values():
+        for type_name, group in usages.items():
+            total = by_type.setdefault(type_name, {})
+            for key, amount in group.items():
+                total[key] = total.get(key, 0) + amount
+    return by_type
 
 
-def _grouped(conn, statements, params=None):
-    """{group: {type: {'consumer_count': n, class: used}}} from the
-    statements of ``_usage_by_type``; the group is () without one."""
-    usage, counts = statements
-    grouped = {}
-    for *group, type_name, count in conn.execute(counts, params):
-        type_name = type_name or consumer_obj.UNKNOWN_TYPE
-        grouped.setdefault(tuple(group), {})[type_name] = {
-            'consumer_count': count}
-    for *group, type_name, class_name, used in conn.execute(usage, params):
-        type_name = type_name or consumer_obj.UNKNOWN_TYPE
-        grouped[tuple(group)][type_name][class_name] = int(used)
-    return grouped
+def _top_projects(projects):
+    """[usage of each of the PROJECTS_SHOWN projects with the most
+    consumers], most first, then by project."""
+    entries = [{'project_id': project,
+                'consumer_count': sum(group['consumer_count']
+                                      for group in usages.values()),
+                'usages': usages}
+               for project, usages in projects.items()]
+    entries.sort(key=lambda entry: (-entry['consumer_count'],
+                                    entry['project_id']))
+    return entries[:PROJECTS_SHOWN]
 
 
 def _fullest_and_emptiest(conn):
@@ -186,26 +194,13 @@ def _classes(conn):
     return classes
 
 
-def _projects(conn):
-    """(number of projects with allocations, [the usage of each of the
-    PROJECTS_SHOWN with the most consumers])."""
-    top = conn.execute(_TOP_PROJECTS).all()
-    if not top:
-        return 0, []
-    usages = _grouped(conn, _BY_PROJECT_AND_TYPE,
-                      {'project_ids': [row.id for row in top]})
-    return top[0].projects, [
-        {'project_id': row.external_id, 'consumer_count': row.consumers,
-         'usages': usages[(row.id,)]} for row in top]
-
-
 def read(conn):
     """The summary, as GET /summary shows it."""
     # MariaDB sums integers as decimals.
     providers, trees, with_inventory = map(
         int, conn.execute(_PROVIDER_COUNTS).one())
     fullest, emptiest = _fullest_and_emptiest(conn)
-    project_count, projects = _projects(conn)
+    projects = _usages(conn)
     return {
         'resource_providers': {
             'count': providers, 'trees': trees,
@@ -216,7 +211,7 @@ def read(conn):
         'providers_without_inventory': [
             {'uuid': uuid, 'name': name}
             for uuid, name in conn.execute(_WITHOUT_INVENTORY)],
-        'usages_by_consumer_type': _grouped(conn, _BY_TYPE).get((), {}),
-        'project_count': project_count,
-        'usages_by_project': projects,
+        'usages_by_consumer_type': _by_type(projects),
+        'project_count': len(projects),
+        'usages_by_project': _top_projects(projects),
     }
