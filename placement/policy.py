@@ -132,6 +132,10 @@ _API_RULES = [
      'administrators only).', [('GET', '/capacity'), ('POST', '/capacity')]),
     ('metrics', ADMIN_API, 'Read the Prometheus metrics.',
      [('GET', '/metrics')]),
+    ('summary', ADMIN_API,
+     'Read capacity and usage of the whole cloud, and the provider list '
+     'a page at a time (names providers and projects, so administrators '
+     'only).', [('GET', '/summary'), ('GET', '/summary/providers')]),
     ('reshaper:reshape', SERVICE_API,
      'Move inventories and allocations within a tree.',
      [('POST', '/reshaper')]),

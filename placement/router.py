@@ -17,6 +17,7 @@ from placement.handlers import reshaper
 from placement.handlers import resource_class
 from placement.handlers import resource_provider
 from placement.handlers import root
+from placement.handlers import summary
 from placement.handlers import trait
 from placement.handlers import usage
 
@@ -91,6 +92,10 @@ ROUTES = {
     },
     '/usages': {'GET': usage.get_total_usages},
     '/reshaper': {'POST': reshaper.reshape},
+    # Additions of this service: the whole cloud in one read, and the
+    # provider list a page at a time.
+    '/summary': {'GET': summary.get_summary},
+    '/summary/providers': {'GET': summary.list_provider_page},
 }
 
 

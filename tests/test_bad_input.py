@@ -762,6 +762,8 @@ ROUTE_URLS = {
     '/allocation_candidates/explain': AC + '/explain?resources=VCPU:1',
     '/usages': '/usages?project_id=' + PROJECT,
     '/reshaper': '/reshaper',
+    '/summary': '/summary',
+    '/summary/providers': '/summary/providers',
 }
 # The routes whose writes take a JSON body.
 JSON_WRITES = [

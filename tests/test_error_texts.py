@@ -396,6 +396,10 @@ c('reshape-alloc-gen', 'POST', '/reshaper',
 c('reshape-not-service', 'POST', '/reshaper',
   {'inventories': {}, 'allocations': {}},
   headers={'x-auth-token': 'user1', 'x-roles': 'member'})
+# GET /summary, an addition of this service, words its errors as the
+# upstream routes do.
+c('summary-unknown-param', 'GET', '/summary?limit=5')
+c('summary-not-admin', 'GET', '/summary', headers=SVC)
 # Found by running tools/differential.py against upstream.  A bytes body
 # is sent as it is (as JSON unless the headers say otherwise).
 NO_TYPE = {'content-type': ''}
@@ -1212,6 +1216,11 @@ EXPECTED = {
     'reshape-not-service': (403, 'placement.undefined_code',
         'Policy does not allow placement:reshaper:reshape to be'
         ' performed.'),
+    'summary-unknown-param': (400, 'placement.undefined_code',
+        'Invalid query string parameters: Additional properties are not'
+        " allowed ('limit' was unexpected)  Failed validating"),
+    'summary-not-admin': (403, 'placement.undefined_code',
+        'Policy does not allow placement:summary to be performed.'),
 }
 
 

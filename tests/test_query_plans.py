@@ -1,5 +1,5 @@
-"""The candidate and provider-listing statements stay linear in the number
-of providers on every database.
+"""The candidate, provider-listing and summary statements stay linear in
+the number of providers on every database.
 
 Wall-clock time is too noisy on a shared machine, so the work a database
 does is counted instead, deterministically: SQLite's virtual-machine steps
@@ -23,7 +23,9 @@ from placement import microversions
 from placement import query
 from placement import tables
 from placement.candidates import pipeline
+from placement.objects import provider_page
 from placement.objects import resource_provider
+from placement.objects import summary
 
 
 LATEST = microversions.MAX
@@ -211,10 +213,9 @@ def _providers(conn):
     assert found
 
 
-def test_work_grows_linearly_with_providers(placement_db):
-    conf = placement_db.conf
-    requests = {qs: _candidates(qs, conf) for qs in CANDIDATE_QUERIES}
-    requests['GET /resource_providers'] = _providers
+def _assert_linear(placement_db, requests, also=lambda engine: None):
+    """The work of each of ``requests`` ({label: func(conn)}) grows no
+    faster than the cloud; ``also`` adds to each cloud written."""
     seeder = Seeder(placement_db.engine)
     counter = WorkCounter(placement_db.engine)
 
@@ -227,14 +228,23 @@ def test_work_grows_linearly_with_providers(placement_db):
         return work
 
     seeder.add(flat=60, trees=15, sharing=2)
+    also(placement_db.engine)
     small = measure()
     # Sharing providers per aggregate do not grow with the cloud.
     seeder.add(flat=180, trees=45, sharing=0)
+    also(placement_db.engine)
     large = measure()
     growth = {label: large[label] / max(small[label], 1) for label in small}
     too_fast = {label: (small[label], large[label], round(ratio, 1))
                 for label, ratio in growth.items() if ratio > MAX_GROWTH}
     assert not too_fast, too_fast
+
+
+def test_work_grows_linearly_with_providers(placement_db):
+    conf = placement_db.conf
+    requests = {qs: _candidates(qs, conf) for qs in CANDIDATE_QUERIES}
+    requests['GET /resource_providers'] = _providers
+    _assert_linear(placement_db, requests)
 
 
 def test_limit_stops_reading_early(placement_db):
@@ -265,3 +275,39 @@ def test_limit_stops_reading_early(placement_db):
     seeder.add(flat=180, trees=45, sharing=0)
     large = measure()
     assert large < small * 1.5 + 50, (small, large)
+
+
+def _consume_every_vcpu(engine):
+    """A consumer of one VCPU on each provider with VCPU and no usage
+    yet: the summary ranks providers and groups consumers by usage."""
+    inv, alloc = tables.inventories, tables.allocations
+    with engine.begin() as conn:
+        if not conn.execute(sa.select(tables.projects.c.id)).first():
+            conn.execute(tables.projects.insert(), [
+                {'id': 1, 'external_id': 'project'}])
+            conn.execute(tables.users.insert(), [
+                {'id': 1, 'external_id': 'user'}])
+        idle = conn.execute(
+            sa.select(inv.c.resource_provider_id, inv.c.resource_class_id)
+            .join(tables.resource_classes,
+                  tables.resource_classes.c.id == inv.c.resource_class_id)
+            .where(tables.resource_classes.c.name == 'VCPU',
+                   ~sa.exists().where(alloc.c.resource_provider_id
+                                      == inv.c.resource_provider_id))
+        ).all()
+        consumers = [str(uuid.uuid4()) for _ in idle]
+        conn.execute(tables.consumers.insert(), [
+            {'uuid': consumer, 'project_id': 1, 'user_id': 1,
+             'generation': 1} for consumer in consumers])
+        conn.execute(alloc.insert(), [
+            {'resource_provider_id': rp, 'resource_class_id': rc,
+             'consumer_id': consumer, 'used': 1}
+            for (rp, rc), consumer in zip(idle, consumers)])
+
+
+def test_summary_work_grows_linearly_with_providers(placement_db):
+    _assert_linear(placement_db, {
+        'GET /summary': summary.read,
+        'GET /summary/providers': lambda conn: provider_page.read(
+            conn, {'resources': {'VCPU': 1}}, 'rp-1', 'name', 0, 20),
+    }, also=_consume_every_vcpu)

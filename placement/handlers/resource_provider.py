@@ -170,12 +170,9 @@ def delete_resource_provider(req):
     return responses.empty_response(req)
 
 
-@base.handler
-def list_resource_providers(req):
-    ctx = base.context(req)
-    ctx.can(POLICY % 'list')
-    version = negotiation.get(req)
-    params = validation.validate_query(req, schema.LIST_QUERY.at(version))
+def list_filters(req, params, version):
+    """The filters of a provider listing, from its validated query
+    ``params``, as ``rp_obj.filtered`` takes them."""
     filters = {key: uuids.normalize_uuid(params[key])
                for key in ('uuid', 'in_tree') if key in params}
     if params.get('name'):
@@ -187,6 +184,16 @@ def list_resource_providers(req):
         filters['traits'] = query.required_traits(req.GET, version)
     if 'member_of' in params:
         filters['member_of'] = query.member_of(req.GET, version)
+    return filters
+
+
+@base.handler
+def list_resource_providers(req):
+    ctx = base.context(req)
+    ctx.can(POLICY % 'list')
+    version = negotiation.get(req)
+    params = validation.validate_query(req, schema.LIST_QUERY.at(version))
+    filters = list_filters(req, params, version)
     with gc_pause.collection_paused():
         providers = ctx.database.read(rp_obj.get_all, **filters)
         body, modified = _listing(req, providers)

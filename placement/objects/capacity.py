@@ -18,6 +18,11 @@ RP = tables.resource_providers
 Totals = collections.namedtuple('Totals', 'classes providers consumers')
 
 _CAPACITY = sa.func.sum(figures.capacity(INV))
+# (class name, units allocated) of every class with allocations.
+USED_BY_CLASS = (sa.select(RC.c.name, sa.func.sum(ALLOC.c.used))
+                 .select_from(ALLOC.join(RC,
+                                         RC.c.id == ALLOC.c.resource_class_id))
+                 .group_by(RC.c.name))
 
 
 def totals(conn):
@@ -32,10 +37,7 @@ def totals(conn):
             .select_from(INV.join(RC, RC.c.id == INV.c.resource_class_id))
             .group_by(RC.c.name)):
         classes[name][0] = float(value)
-    for name, value in conn.execute(
-            sa.select(RC.c.name, sa.func.sum(ALLOC.c.used))
-            .select_from(ALLOC.join(RC, RC.c.id == ALLOC.c.resource_class_id))
-            .group_by(RC.c.name)):
+    for name, value in conn.execute(USED_BY_CLASS):
         classes[name][1] = int(value)
     providers = conn.execute(
         sa.select(sa.func.count()).select_from(RP)).scalar()

@@ -42,18 +42,24 @@ def get(conn, uuid):
     return provider
 
 
-def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
-            traits=None, member_of=None):
-    """Rows (``SHOWN``) of the providers matching every filter given,
-    by id.
+def get_all(conn, **filters):
+    """Rows (``SHOWN``) of the providers matching every filter given
+    (see ``filtered``), by id."""
+    return conn.execute(filtered(
+        conn, sa.select(*_SHOWN).select_from(_WITH_PARENT_AND_ROOT)
+        .order_by(RP.c.id), **filters)).all()
+
+
+def filtered(conn, stmt, name=None, uuid=None, in_tree=None,
+             resources=None, traits=None, member_of=None):
+    """``stmt``, a select from the providers table, narrowed to the
+    providers matching every filter given.
 
     ``resources`` is {class name: amount} each provider must be able to
     take on its own; ``traits`` a query.TraitFilter; ``member_of`` a
     query.AggregateFilter; ``in_tree`` the UUID of any provider of a tree.
     Unknown classes and traits are a 400, unknown aggregates match nothing.
     """
-    stmt = (sa.select(*_SHOWN).select_from(_WITH_PARENT_AND_ROOT)
-            .order_by(RP.c.id))
     if name is not None:
         stmt = stmt.where(RP.c.name == name)
     if uuid is not None:
@@ -78,7 +84,7 @@ def get_all(conn, name=None, uuid=None, in_tree=None, resources=None,
         uuids = set(member_of.forbidden).union(*member_of.required)
         stmt = stmt.where(provider_filter.member_of_clause(
             RP.c.id, member_of, provider_filter.resolve_aggregates(conn, uuids)))
-    return conn.execute(stmt).all()
+    return stmt
 
 
 def _check_unique(conn, name, uuid=None, provider_id=None):

@@ -146,7 +146,7 @@ export async function providerUsage(uuid, signal) {
   return usageRows(inv.inventories, use.usages);
 }
 
-export function usageRows(inventories, usages) {
+function usageRows(inventories, usages) {
   return Object.keys(inventories).sort().map((rc) => {
     const record = inventories[rc];
     return {
@@ -161,6 +161,6 @@ export function usageRows(inventories, usages) {
 }
 
 // What can be allocated, as the API's provider summaries count it.
-export function capacity(record) {
+function capacity(record) {
   return Math.floor((record.total - record.reserved) * record.allocation_ratio);
 }

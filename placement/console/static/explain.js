@@ -5,20 +5,22 @@
 import * as api from './api.js';
 import {h, clear, errorBox, fmt, providerLink, section} from './dom.js';
 
+// Placeholders are examples ("e.g."), styled apart from entered values.
 const GROUP_FIELDS = [
-  ['resources', 'Resources', 'VCPU:4,MEMORY_MB:8192'],
-  ['required', 'Traits', 'HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
-  ['member_of', 'Aggregates', 'in:uuid1,uuid2'],
-  ['in_tree', 'In tree', 'provider uuid'],
+  ['resources', 'Resources', 'e.g. VCPU:4,MEMORY_MB:8192'],
+  ['required', 'Traits', 'e.g. HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
+  ['member_of', 'Aggregates', 'e.g. in:uuid1,uuid2'],
+  ['in_tree', 'In tree', 'a provider uuid'],
 ];
 const GLOBAL_FIELDS = [
   ['group_policy', 'Group policy', ['', 'none', 'isolate']],
-  ['same_subtree', 'Same subtree', '_NIC,_PF'],
-  ['root_required', 'Root traits', 'HW_CPU_X86_AVX2'],
-  ['root_member_of', 'Root aggregates', 'in:uuid1,uuid2'],
-  ['limit', 'Limit', '1000'],
+  ['same_subtree', 'Same subtree', 'e.g. _NIC,_PF'],
+  ['root_required', 'Root traits', 'e.g. HW_CPU_X86_AVX2'],
+  ['root_member_of', 'Root aggregates', 'e.g. in:uuid1,uuid2'],
+  ['limit', 'Limit', 'e.g. 1000'],
 ];
 const SHOWN_CANDIDATES = 20;
+const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
 const GROUP_KEY = /^(resources|required|member_of|in_tree)(.*)$/;
 
 // The query as form values, or null when the form cannot hold it (a key
@@ -58,13 +60,13 @@ export async function renderExplain(main, {rawQuery, query, signal}) {
     groupsBox.append(h('fieldset', {class: 'group'},
       h('legend', null, n === 0 ? 'Unsuffixed group' : 'Group'),
       h('label', {hidden: n === 0}, h('span', null, 'Suffix'),
-        h('input', {name: 'suffix', value: suffix, placeholder: '_COMPUTE'})),
+        h('input', {name: 'suffix', value: suffix, placeholder: 'e.g. _COMPUTE'})),
       GROUP_FIELDS.map(([key, label, placeholder]) => h('label', null, h('span', null, label),
         h('input', {name: key, value: fields[key] || '', placeholder})))));
   };
   for (const [suffix, fields] of values.groups) addGroup(suffix, fields);
   const pasted = h('textarea', {id: 'pasted', rows: 2,
-                                placeholder: 'resources=VCPU:4&required=HW_CPU_X86_AVX2&limit=10'},
+                                placeholder: 'e.g. resources=VCPU:4&required=HW_CPU_X86_AVX2&limit=10'},
                    formValues(query) ? '' : rawQuery);
   const form = h('form', {id: 'explain-form', class: 'explain-form'},
     groupsBox,
@@ -81,7 +83,15 @@ export async function renderExplain(main, {rawQuery, query, signal}) {
     location.hash = '#/explain?' + (pasted.value.trim() ? normalize(pasted.value) : build(form));
   });
   const out = h('div', {id: 'outcome'});
-  main.append(h('h1', null, 'Allocation candidates, explained'), form, out);
+  // With a query the answer matters most: the form folds into one line
+  // (the query itself) so that the answer starts above the fold.
+  const folded = h('details', {class: 'query', id: 'query', open: !rawQuery},
+    h('summary', null, rawQuery ? h('span', null, 'Query ',
+      h('code', {class: 'mono', 'data-field': 'query'},
+        [...query].map(([key, value]) => `${key}=${value}`).join('&')),
+      h('span', {class: 'muted small'}, ' (edit)')) : 'Query'),
+    form);
+  main.append(h('h1', null, 'Allocation candidates, explained'), folded, out);
   if (!rawQuery) return;
 
   out.append(h('p', {class: 'muted'}, 'Asking for candidates…'));
@@ -130,18 +140,31 @@ function build(form) {
   return params.toString();
 }
 
+// A candidate's providers as one reads a placement: the compute node
+// (a tree's root) first, then the rest of its tree, then the sharing
+// providers it draws from; by name within each.
+function providerOrder(summaries, names) {
+  const rank = (uuid) => {
+    const summary = summaries[uuid] || {};
+    if ((summary.traits || []).includes(SHARING_TRAIT)) return 2;
+    return summary.root_provider_uuid === uuid ? 0 : 1;
+  };
+  return (a, b) => rank(a) - rank(b) || names.get(a).localeCompare(names.get(b));
+}
+
 async function candidates(answer, signal) {
   const requests = answer.allocation_requests;
   const shown = requests.slice(0, SHOWN_CANDIDATES);
   const uuids = [...new Set(shown.flatMap((r) => Object.keys(r.allocations)))];
   const names = new Map();
   await api.pool(uuids, 6, async (u) => names.set(u, await api.providerName(u, signal)), signal);
+  const order = providerOrder(answer.provider_summaries, names);
   return h('div', null,
     h('p', {id: 'candidate-count', class: 'good'},
       `${fmt(requests.length)} candidate${requests.length === 1 ? '' : 's'}`,
       requests.length > shown.length ? ` (the first ${shown.length} shown)` : ''),
     h('ol', {class: 'candidates'}, shown.map((r) => h('li', null,
-      Object.keys(r.allocations).sort().map((u) => h('div', {'data-uuid': u},
+      Object.keys(r.allocations).sort(order).map((u) => h('div', {'data-uuid': u},
         providerLink(u, names.get(u)), ': ',
         Object.entries(r.allocations[u].resources).sort()
           .map(([rc, n]) => `${rc} ${fmt(n)}`).join(', ')))))));

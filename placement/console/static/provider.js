@@ -26,7 +26,16 @@ function node(rp, info, selected) {
     info.traits.length ? h('div', {class: 'tags', 'data-field': 'traits'},
       info.traits.map((t) => h('span', {class: 'tag'}, t))) : null,
     info.aggregates.length ? h('div', {class: 'tags', 'data-field': 'aggregates'},
-      info.aggregates.map((a) => h('span', {class: 'tag agg mono'}, a))) : null);
+      info.aggregates.map(aggregateChip)) : null);
+}
+
+// An aggregate is only a uuid: its first block names it well enough
+// beside the others (the whole uuid in the tooltip), and it links to the
+// providers list filtered to its members.
+function aggregateChip(uuid) {
+  return h('a', {class: 'tag agg', href: '#/providers?member_of=' + encodeURIComponent(uuid),
+                 title: `Aggregate ${uuid}: list its members`, 'data-uuid': uuid},
+    'aggregate ', h('span', {class: 'mono'}, uuid.slice(0, 8)));
 }
 
 export async function renderProvider(main, {arg: uuid, signal}) {

@@ -1,26 +1,21 @@
-// Providers: the API filters the list (resources=, required=, member_of=,
-// in_tree=), the page searches, sorts and pages it; only the visible rows
-// read their traits and usage (aggregates are on each provider's page).
+// Providers: one page at a time from GET /summary/providers, which
+// filters as GET /resource_providers does (resources=, required=,
+// member_of=, in_tree=), searches names and uuids, sorts and pages in the
+// database, and sends each provider's traits and usage along: one request
+// a page, however many providers there are (aggregates are on each
+// provider's page).
 import * as api from './api.js';
-import {h, clear, fmt, providerLink, usageBar} from './dom.js';
+import {h, clear, fmt, plural, providerLink, usageBar} from './dom.js';
 
 const PAGE_SIZE = 20;
-const IN_FLIGHT = 6;
+// Placeholders are examples ("e.g."), styled apart from entered values.
 const API_FILTERS = [
-  ['resources', 'Has capacity for', 'VCPU:4,MEMORY_MB:8192'],
-  ['required', 'Traits', 'HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
-  ['member_of', 'Aggregate', 'in:uuid1,uuid2'],
-  ['in_tree', 'In the tree of', 'provider uuid'],
+  ['resources', 'Has capacity for', 'e.g. VCPU:4,MEMORY_MB:8192'],
+  ['required', 'Traits', 'e.g. HW_CPU_X86_AVX2,!CUSTOM_SLOW'],
+  ['member_of', 'Aggregate', 'e.g. in:uuid1,uuid2'],
+  ['in_tree', 'In the tree of', 'a provider uuid'],
 ];
-const SORTS = {
-  name: (a, b) => a.name.localeCompare(b.name),
-  uuid: (a, b) => a.uuid.localeCompare(b.uuid),
-  generation: (a, b) => a.generation - b.generation,
-};
-
-// The last list the API returned, by token and query: search, sort and
-// paging do not read it again.
-let cached = {key: null, providers: null};
+const SORTS = ['name', 'uuid', 'generation'];
 
 export async function renderProviders(main, {query, signal}) {
   const state = {
@@ -32,7 +27,7 @@ export async function renderProviders(main, {query, signal}) {
   for (const [key] of API_FILTERS) filters[key] = query.get(key) || '';
 
   const search = h('input', {type: 'search', id: 'search', value: state.q,
-                             placeholder: 'name or uuid contains…', 'aria-label': 'Search'});
+                             placeholder: 'part of a name or uuid', 'aria-label': 'Search'});
   const form = h('form', {class: 'filters', id: 'filters'},
     h('label', null, h('span', null, 'Search'), search),
     API_FILTERS.map(([key, label, placeholder]) => h('label', null, h('span', null, label),
@@ -51,15 +46,6 @@ export async function renderProviders(main, {query, signal}) {
   const results = h('div', {id: 'results'}, h('p', {class: 'muted'}, 'Loading…'));
   main.append(h('h1', null, 'Resource providers'), form, results);
 
-  const key = JSON.stringify([api.epoch(), filters]);
-  if (cached.key !== key) {
-    const body = await api.get('resource_providers', filters, signal);
-    cached = {key, providers: body.resource_providers};
-    for (const rp of cached.providers) api.rememberName(rp.uuid, rp.name);
-  }
-  const all = cached.providers;
-  const byUuid = new Map(all.map((rp) => [rp.uuid, rp]));
-
   function hashFor(changes) {
     const params = new URLSearchParams();
     const next = {...filters, ...state, ...changes};
@@ -69,43 +55,50 @@ export async function renderProviders(main, {query, signal}) {
     return '#/providers?' + params;
   }
 
-  // Each view (search, page) cancels the reads of the one before.
+  // Each view (search, page) cancels the read of the one before.
   let viewController = null;
   signal.addEventListener('abort', () => viewController && viewController.abort(), {once: true});
   async function view() {
     if (viewController) viewController.abort();
     viewController = new AbortController();
     const viewSignal = viewController.signal;
-    const needle = state.q.toLowerCase();
-    const matches = needle
-      ? all.filter((rp) => rp.name.toLowerCase().includes(needle) || rp.uuid.includes(needle))
-      : [...all];
-    const desc = state.sort.startsWith('-');
-    const compare = SORTS[state.sort.replace(/^-/, '')] || SORTS.name;
-    matches.sort(desc ? (a, b) => compare(b, a) : compare);
-    const pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
-    const page = Math.min(state.page, pages);
-    const shown = matches.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+    const sort = SORTS.includes(state.sort.replace(/^-/, '')) ? state.sort : 'name';
+    const body = await api.get('summary/providers', {
+      ...filters, q: state.q, sort, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE,
+    }, viewSignal);
+    if (viewSignal.aborted) return;
+    const pages = Math.max(1, Math.ceil(body.count / PAGE_SIZE));
+    if (state.page > pages) {
+      // Past the end (a stale link): the last page.
+      state.page = pages;
+      return view();
+    }
+    for (const rp of body.resource_providers) api.rememberName(rp.uuid, rp.name);
 
     const sortLink = (field, label) => {
-      const next = state.sort === field ? '-' + field : field;
-      const mark = state.sort === field ? ' ▲' : state.sort === '-' + field ? ' ▼' : '';
+      const next = sort === field ? '-' + field : field;
+      const mark = sort === field ? ' ▲' : sort === '-' + field ? ' ▼' : '';
       return h('a', {href: hashFor({sort: next, page: 1}), 'data-sort': field}, label + mark);
     };
-    const rows = shown.map((rp) => {
-      const parent = byUuid.get(rp.parent_provider_uuid);
-      return h('tr', {'data-uuid': rp.uuid},
-        h('td', {'data-field': 'name'}, providerLink(rp.uuid, rp.name),
-          rp.parent_provider_uuid ? h('div', {class: 'muted small'}, 'child of ',
-            parent ? parent.name : rp.parent_provider_uuid) : null),
-        h('td', {class: 'mono wide-only', 'data-field': 'uuid'}, rp.uuid),
-        h('td', {class: 'num', 'data-field': 'generation'}, rp.generation),
-        h('td', {'data-field': 'traits', class: 'small'}, '…'),
-        h('td', {'data-field': 'usage'}, '…'));
-    });
+    const rows = body.resource_providers.map((rp) => h('tr', {'data-uuid': rp.uuid},
+      h('td', {'data-field': 'name'}, providerLink(rp.uuid, rp.name),
+        rp.parent_provider_uuid ? h('div', {class: 'muted small'}, 'child of ',
+          rp.parent_provider_name) : null),
+      h('td', {class: 'mono wide-only', 'data-field': 'uuid'}, rp.uuid),
+      h('td', {class: 'num', 'data-field': 'generation'}, rp.generation),
+      h('td', {'data-field': 'traits', class: 'small'}, rp.traits.join(', ')),
+      h('td', {'data-field': 'usage'}, Object.keys(rp.inventories).sort().map((rc) => {
+        const r = rp.inventories[rc];
+        return h('div', {class: 'mini', 'data-rc': rc},
+          h('span', {class: 'rc'}, rc),
+          usageBar(r.used, r.capacity, Math.floor(r.reserved * r.allocation_ratio),
+                   `${rc}: used ${fmt(r.used)} of ${fmt(r.capacity)}`),
+          h('span', {class: 'num'}, `${fmt(r.used)}/${fmt(r.capacity)}`));
+      }))));
     clear(results).append(
-      h('p', {id: 'count'}, `${fmt(matches.length)} of ${fmt(all.length)} providers`,
-        pages > 1 ? ` · page ${page} of ${fmt(pages)}` : ''),
+      h('p', {id: 'count'}, plural(body.count, 'provider'),
+        state.q ? ` match “${state.q}”` : '',
+        pages > 1 ? ` · page ${state.page} of ${fmt(pages)}` : ''),
       h('div', {class: 'scroll'}, h('table', {class: 'list', id: 'provider-table'},
         h('thead', null, h('tr', null,
           h('th', null, sortLink('name', 'Name')),
@@ -114,23 +107,8 @@ export async function renderProviders(main, {query, signal}) {
           h('th', null, 'Traits'),
           h('th', null, 'Usage'))),
         h('tbody', null, rows))),
-      pager(page, pages, hashFor));
-
-    await api.pool(rows, IN_FLIGHT, async (tr) => {
-      const uuid = tr.dataset.uuid;
-      const base = 'resource_providers/' + encodeURIComponent(uuid);
-      const [traits, usage] = await Promise.all([
-        api.get(base + '/traits', null, viewSignal),
-        api.providerUsage(uuid, viewSignal),
-      ]);
-      const cell = (field) => clear(tr.querySelector(`[data-field="${field}"]`));
-      cell('traits').append(traits.traits.sort().join(', '));
-      cell('usage').append(...usage.map((r) => h('div', {class: 'mini', 'data-rc': r.rc},
-        h('span', {class: 'rc'}, r.rc), usageBar(r.used, r.capacity, Math.floor(r.reserved * r.ratio),
-          `${r.rc}: used ${fmt(r.used)} of ${fmt(r.capacity)}`),
-        h('span', {class: 'num'}, `${fmt(r.used)}/${fmt(r.capacity)}`))));
-    }, viewSignal);
-    if (!viewSignal.aborted) results.dataset.state = 'done';
+      pager(state.page, pages, hashFor) || '');
+    results.dataset.state = 'done';
   }
 
   let timer = null;
@@ -141,7 +119,9 @@ export async function renderProviders(main, {query, signal}) {
       state.page = 1;
       history.replaceState(null, '', hashFor({}));
       results.dataset.state = 'loading';
-      view().catch((error) => results.append(String(error.message)));
+      view().catch((error) => {
+        if (error.name !== 'AbortError') results.append(String(error.message));
+      });
     }, 200);
   });
   await view();
