@@ -89,10 +89,14 @@ def apply(conn, writes, provider_ids, bulk=False):
                 raise errors.BadRequest(
                     "Allocation for resource provider '%s' that does not "
                     "exist." % uuid)
+    # A consumer given no allocations releases what it holds, and the
+    # providers it releases move a generation, as upstream's do.
+    released = _released_providers(conn, writes)
     # Providers may have changed earlier in this transaction (reshaper);
     # re-locking them is free and gives their current generations.
     generations = base.lock_providers(
-        conn, [provider_ids[u] for u in providers_named(writes)])
+        conn, sorted({provider_ids[u] for u in providers_named(writes)}
+                     | released))
     _update_consumers(conn, writes)
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
@@ -113,9 +117,20 @@ def apply(conn, writes, provider_ids, bulk=False):
     # Exactly the providers _check_capacity read: on Galera this write to
     # each of their rows is what makes racing claims conflict at commit
     # (objects/base.py), so it must cover every provider checked.
-    for rp_id in sorted({row[0] for row in rows}):
+    for rp_id in sorted({row[0] for row in rows} | released):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
+
+
+def _released_providers(conn, writes):
+    """The ids of the providers holding allocations of the consumers
+    ``writes`` give no allocations."""
+    released = set()
+    for chunk in base.chunks(w.uuid for w in writes if not w.allocations):
+        released.update(conn.execute(
+            sa.select(ALLOC.c.resource_provider_id).distinct()
+            .where(ALLOC.c.consumer_id.in_(chunk))).scalars())
+    return released
 
 
 def _generation_conflict(current, given):
