@@ -225,6 +225,24 @@ def test_provider_allocations(client):
                       % new_uuid()).status_code == 404
 
 
+def test_emptied_consumer_moves_its_providers_generation(client):
+    # As upstream: the providers a consumer releases by being given no
+    # allocations move a generation; one released by new allocations
+    # elsewhere does not.
+    first = make_provider(client, {'VCPU': {'total': 8}})
+    second = make_provider(client, {'VCPU': {'total': 8}})
+    emptied, moved = new_uuid(), new_uuid()
+    assert put(client, emptied, {first: {'VCPU': 1}}).status_code == 204
+    assert put(client, moved, {first: {'VCPU': 1}}).status_code == 204
+    before = generation(client, first)
+    assert put(client, moved, {second: {'VCPU': 1}},
+               consumer_generation=1).status_code == 204
+    assert generation(client, first) == before
+    assert put(client, emptied, {},
+               consumer_generation=1).status_code == 204
+    assert generation(client, first) == before + 1
+
+
 def test_consumer_rows_follow_allocations(client, database):
     rp = make_provider(client, {'VCPU': {'total': 8}})
     project = new_uuid()
