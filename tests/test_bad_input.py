@@ -764,6 +764,7 @@ ROUTE_URLS = {
     '/reshaper': '/reshaper',
     '/summary': '/summary',
     '/summary/providers': '/summary/providers',
+    '/capacity': '/capacity?resources=VCPU:1',
 }
 # The routes whose writes take a JSON body.
 JSON_WRITES = [
@@ -771,6 +772,7 @@ JSON_WRITES = [
     ('PUT', INV + '/VCPU'), ('PUT', RP_URL + '/aggregates'),
     ('PUT', RP_URL + '/traits'), ('POST', '/resource_classes'),
     ('PUT', ALLOC), ('POST', '/allocations'), ('POST', '/reshaper'),
+    ('POST', '/capacity'),
 ]
 BAD_BODIES = {
     'malformed': (b'{"a": ', 'application/json', 400),

@@ -30,6 +30,7 @@ def show_capacity(req):
 
 
 @base.handler
+@validation.require_json_content
 @negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
 def count_shapes(req):
     ctx = base.context(req)
