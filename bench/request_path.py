@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Where the CPU time of a small request goes: per WSGI layer in-process,
+and per request over HTTP.
+
+    .venv/bin/python bench/request_path.py layers [--calls 3000]
+    .venv/bin/python bench/request_path.py http [--requests 4000]
+        [--connections 4] [--server-cmd CMD] [--no-keepalive]
+
+``layers`` builds the application as ``placement-api`` does (metrics in
+their multiprocess mode) on a fresh SQLite file with one small tree, and
+calls it directly with a prepared environ.  It then peels the layers: it
+records the environ each layer hands to the next one on a real call, and
+times every layer called alone on (a copy of) the environ it gets, so
+that a layer's own cost is its time minus the time of the layer inside
+it.  CPU time (``time.process_time``) in batches, the median batch.
+
+``http`` starts a server (``placement-api`` with one worker unless
+``--server-cmd`` names another, with ``{port}``, ``{config_dir}``,
+``{config_file}`` filled in), fills it with the same tree through the API
+and sends ``--requests`` GETs per small read from ``--connections``
+client threads, kept alive (and, with ``--no-keepalive``, again with a
+new connection per request).  The figure is the CPU time the server's
+process group used (``/proc``, user + system) divided by the requests:
+it does not depend on how busy the rest of the machine is.
+"""
+import argparse
+import copy
+import http.client
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+# The metric files of this run, as under placement-api; named before any
+# metric exists.
+os.environ.setdefault('PROMETHEUS_MULTIPROC_DIR', tempfile.mkdtemp(
+    prefix='request-path-bench-'))
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import placement_bench as pb  # noqa: E402
+
+HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
+           'openstack-api-version': 'placement 1.39'}
+# The small refresh reads of a compute node, by label.
+READS = {
+    'inventories': '/resource_providers/{uuid}/inventories',
+    'traits': '/resource_providers/{uuid}/traits',
+    'aggregates': '/resource_providers/{uuid}/aggregates',
+    'usages': '/resource_providers/{uuid}/usages',
+    'tree': '/resource_providers?in_tree={uuid}',
+}
+TRAITS = ['HW_CPU_X86_AVX2', 'COMPUTE_VOLUME_MULTI_ATTACH']
+
+
+def tree_requests(root):
+    """(method, path, body) that make a compute node with one child."""
+    child = str(uuid.uuid4())
+    inventories = {name: {'total': total} for name, total in
+                   (('VCPU', 64), ('MEMORY_MB', 262144), ('DISK_GB', 2000))}
+    return [
+        ('POST', '/resource_providers', {'name': root, 'uuid': root}),
+        ('POST', '/resource_providers',
+         {'name': child, 'uuid': child, 'parent_provider_uuid': root}),
+        ('PUT', '/resource_providers/%s/inventories' % root,
+         {'resource_provider_generation': 0, 'inventories': inventories}),
+        ('PUT', '/resource_providers/%s/traits' % root,
+         {'resource_provider_generation': 1, 'traits': TRAITS}),
+        ('PUT', '/resource_providers/%s/aggregates' % root,
+         {'resource_provider_generation': 2,
+          'aggregates': [str(uuid.uuid4())]}),
+    ]
+
+
+def load_average():
+    return '%.2f %.2f %.2f' % os.getloadavg()
+
+
+# --------------------------------------------------------------------------
+# In-process, layer by layer
+
+def inner(layer):
+    """The application a layer passes requests on to, or None."""
+    for name in ('application', '_app'):
+        found = getattr(layer, name, None)
+        if found is not None:
+            return found
+    return None
+
+
+def layer_chain(app):
+    chain = [app]
+    while inner(chain[-1]) is not None:
+        chain.append(inner(chain[-1]))
+    return chain
+
+
+def _attribute(layer):
+    return 'application' if hasattr(layer, 'application') else '_app'
+
+
+def recorded_environs(chain, environ):
+    """The environ every layer of ``chain`` receives on one real call."""
+    seen = {}
+
+    def recorder(index, app):
+        def record(environ, start_response):
+            seen[index] = fresh(environ)
+            return app(environ, start_response)
+        return record
+
+    for index, layer in enumerate(chain[:-1]):
+        setattr(layer, _attribute(layer), recorder(index + 1, chain[index + 1]))
+    try:
+        call(chain[0], fresh(environ))
+    finally:
+        for index, layer in enumerate(chain[:-1]):
+            setattr(layer, _attribute(layer), chain[index + 1])
+    seen[0] = fresh(environ)
+    return [seen[index] for index in range(len(chain))]
+
+
+def fresh(environ):
+    """A copy of ``environ`` without what webob cached in it."""
+    environ = {key: value for key, value in environ.items()
+               if not key.startswith('webob.')
+               and key != 'wsgiorg.routing_args'}
+    environ['wsgi.input'] = io.BytesIO(b'')
+    return environ
+
+
+def call(app, environ):
+    status = []
+
+    def start_response(line, headers, exc_info=None):
+        status.append(line)
+
+    body = app(environ, start_response)
+    try:
+        for _chunk in body:
+            pass
+    finally:
+        if hasattr(body, 'close'):
+            body.close()
+    return status[0]
+
+
+def time_layers(chain, environs, calls, batch=50):
+    """CPU seconds per call of each layer called alone, and of its own
+    work: the medians over rounds of a batch per layer, back to back, and
+    of the difference to the layer inside it in the same round."""
+    samples = [[] for _ in chain]
+    for _round in range(max(1, calls // batch)):
+        for index, layer in enumerate(chain):
+            prepared = [copy.copy(environs[index]) for _ in range(batch)]
+            for environ in prepared:
+                environ['wsgi.input'] = io.BytesIO(b'')
+            started = time.process_time()
+            for environ in prepared:
+                call(layer, environ)
+            samples[index].append((time.process_time() - started) / batch)
+    own = [[a - b for a, b in zip(samples[index], samples[index + 1])]
+           for index in range(len(chain) - 1)] + [samples[-1]]
+    return ([statistics.median(s) for s in samples],
+            [statistics.median(s) for s in own])
+
+
+def in_process_app(workdir):
+    from placement import conf as placement_conf
+    from placement import db
+    from placement import deploy
+    from placement.objects import bootstrap
+    path = os.path.join(workdir, 'placement.conf')
+    with open(path, 'w') as out:
+        out.write(pb.CONF_TEMPLATE.format(
+            url='sqlite:///' + os.path.join(workdir, 'placement.sqlite'),
+            sync=True))
+        # The access log written as a server writes it.
+        out.write('[DEFAULT]\nlog_file = %s\n' % os.path.join(
+            workdir, 'placement.log'))
+    conf = placement_conf.load(config_files=[path])
+    deploy.setup_logging(conf)
+    database = db.Database(conf)
+    bootstrap.prepare_database(database, migrate=True)
+    return deploy.build_app(conf, database)
+
+
+def blank_environ(method, path, body=None):
+    import webob
+    request = webob.Request.blank(path, method=method, headers=HEADERS)
+    if body is not None:
+        request.content_type = 'application/json'
+        request.body = json.dumps(body).encode()
+    return request.environ
+
+
+def layers(args):
+    workdir = tempfile.mkdtemp(prefix='request-path-')
+    app = in_process_app(workdir)
+    root = str(uuid.uuid4())
+    for method, path, body in tree_requests(root):
+        status = call(app, blank_environ(method, path, body))
+        assert status[0] == '2', (path, status)
+    chain = layer_chain(app)
+    print('load average %s' % load_average())
+    for label in args.reads:
+        environ = blank_environ('GET', READS[label].format(uuid=root))
+        assert call(app, fresh(environ)).startswith('200')
+        environs = recorded_environs(chain, environ)
+        costs, own = time_layers(chain, environs, args.calls)
+        print('\nGET %s: %.3f ms CPU in-process, by layer (outermost '
+              'first)\n' % (label, costs[0] * 1000))
+        print('| layer | alone and inside (ms) | own (ms) |')
+        print('|---|---:|---:|')
+        for index, layer in enumerate(chain):
+            print('| %s | %.3f | %.3f |' % (
+                type(layer).__name__, costs[index] * 1000,
+                own[index] * 1000))
+    if args.profile:
+        profile(app, blank_environ('GET', READS['inventories'].format(
+            uuid=root)), args.calls)
+
+
+def profile(app, environ, calls):
+    import cProfile
+    import pstats
+    profiler = cProfile.Profile()
+    prepared = [fresh(environ) for _ in range(calls)]
+    profiler.enable()
+    for one in prepared:
+        call(app, one)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats('tottime').print_stats(25)
+
+
+# --------------------------------------------------------------------------
+# Over HTTP
+
+def send(port, method, path, body=None, keepalive=None):
+    """(status, body) on a connection of its own (or ``keepalive``)."""
+    conn = keepalive or http.client.HTTPConnection('127.0.0.1', port)
+    headers = dict(HEADERS)
+    if body is not None:
+        headers['content-type'] = 'application/json'
+        body = json.dumps(body)
+    if keepalive is None:
+        headers['connection'] = 'close'
+    conn.request(method, path, body=body, headers=headers)
+    response = conn.getresponse()
+    data = response.read()
+    if keepalive is None:
+        conn.close()
+    return response.status, data
+
+
+def hammer(port, path, requests, connections, keepalive):
+    """Send ``requests`` GETs of ``path`` from ``connections`` threads."""
+    errors = []
+
+    def client(count):
+        conn = (http.client.HTTPConnection('127.0.0.1', port)
+                if keepalive else None)
+        try:
+            for _ in range(count):
+                status, _data = send(port, 'GET', path, keepalive=conn)
+                if status != 200:
+                    errors.append(status)
+        finally:
+            if conn is not None:
+                conn.close()
+
+    share = requests // connections
+    threads = [threading.Thread(target=client, args=(share,))
+               for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise pb.BenchError('%d answers were not 200: %s' % (
+            len(errors), sorted(set(errors))))
+    return share * connections
+
+
+def over_http(args):
+    pb.set_port_range(args.port_range)
+    workdir = tempfile.mkdtemp(prefix='request-path-http-')
+    database = pb.Database(None, workdir, 'request_path')
+    server = pb.Server('server', args.server_cmd, None, 1, database, workdir)
+    server.start()
+    try:
+        root = str(uuid.uuid4())
+        for method, path, body in tree_requests(root):
+            status, data = send(server.port, method, path, body)
+            if status >= 300:
+                raise pb.BenchError('%s %s: %s %s' % (method, path, status,
+                                                      data[:200]))
+        modes = [True] + ([False] if args.no_keepalive else [])
+        print('server: %s\nload average before: %s' % (server.cmd,
+                                                       load_average()))
+        print('\n| read | keep-alive | requests | server CPU ms/request |')
+        print('|---|---|---:|---:|')
+        for keepalive in modes:
+            for label in args.reads:
+                path = READS[label].format(uuid=root)
+                hammer(server.port, path, args.connections * 50,
+                       args.connections, keepalive)
+                before = pb.group_cpu_seconds(server.proc.pid)
+                sent = hammer(server.port, path, args.requests,
+                              args.connections, keepalive)
+                used = pb.group_cpu_seconds(server.proc.pid) - before
+                print('| %s | %s | %d | %.3f |' % (
+                    label, 'yes' if keepalive else 'no', sent,
+                    used / sent * 1000), flush=True)
+        print('\nload average after: %s' % load_average())
+        if args.hold:
+            print('server pid group %d; press enter to stop'
+                  % server.proc.pid)
+            sys.stdin.readline()
+    finally:
+        server.stop()
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = parser.add_subparsers(dest='mode', required=True)
+    inproc = sub.add_parser('layers', help='in-process, layer by layer')
+    inproc.add_argument('--calls', type=int, default=3000)
+    inproc.add_argument('--profile', action='store_true',
+                        help='also print the top functions (cProfile)')
+    remote = sub.add_parser('http', help='server CPU per request')
+    remote.add_argument('--requests', type=int, default=4000)
+    remote.add_argument('--connections', type=int, default=4)
+    remote.add_argument('--server-cmd', default=(
+        'placement-api --bind 127.0.0.1:{port} --workers 1'))
+    remote.add_argument('--no-keepalive', action='store_true',
+                        help='also measure a new connection per request')
+    remote.add_argument('--port-range', default='18700-18749')
+    remote.add_argument('--hold', action='store_true',
+                        help='keep the server up at the end (to profile)')
+    for one in (inproc, remote):
+        one.add_argument('--reads', default=','.join(READS),
+                         type=lambda text: text.split(','),
+                         help='which small reads (default: all)')
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.mode == 'layers':
+        layers(args)
+    else:
+        over_http(args)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
