@@ -5,6 +5,7 @@ user and project (the project defaults to the user), the user ``admin``
 holds the admin role, anyone else holds the roles in ``X-Roles``.  ``GET /``
 never needs a token, so that clients can discover versions.
 """
+import functools
 import logging
 
 from keystoneauth1 import exceptions as ks_exceptions
@@ -61,6 +62,12 @@ class NoAuthMiddleware:
         return self.application
 
 
+@functools.lru_cache(maxsize=None)
+def _warn_once(message):
+    # deploy.py puts this layer in front of the API and of /metrics.
+    LOG.warning(message)
+
+
 class KeystoneMiddleware(auth_token.AuthProtocol):
     """keystonemiddleware's auth_token, except that ``/`` is public."""
 
@@ -74,7 +81,7 @@ class KeystoneMiddleware(auth_token.AuthProtocol):
         self._unconfigured = not (section.auth_type and (
             section.www_authenticate_uri or section.auth_url))
         if self._unconfigured:
-            LOG.warning(NOT_CONFIGURED)
+            _warn_once(NOT_CONFIGURED)
 
     def __call__(self, environ, start_response):
         if _is_root(environ):

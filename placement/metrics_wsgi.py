@@ -79,7 +79,7 @@ class RequestMetrics:
 
 
 class MetricsEndpoint:
-    """Answer ``GET /metrics``; pass every other request on.
+    """Answer ``GET /metrics``.
 
     Placed behind the auth middleware when ``[metrics] require_auth`` (the
     caller then needs the ``placement:metrics`` rule), in front of it
@@ -87,10 +87,7 @@ class MetricsEndpoint:
     capacity gauges, which read the database).
     """
 
-    paths = (PATH,)
-
-    def __init__(self, application, conf, collectors=()):
-        self.application = application
+    def __init__(self, conf, collectors=()):
         self.require_auth = conf.metrics.require_auth
         self.registry = core.CollectorRegistry(auto_describe=False)
         if metrics.multiprocess_dir():
@@ -102,8 +99,6 @@ class MetricsEndpoint:
             self.registry.register(collector)
 
     def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') != PATH:
-            return self.application(environ, start_response)
         environ[environ_keys.ROUTE] = PATH
         return self._scrape(environ, start_response)
 

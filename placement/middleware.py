@@ -2,6 +2,7 @@
 
 * ``RequestLog``: request id, one access-log line per request.
 * ``FaultWrapper``: every error becomes the upstream JSON error document.
+* ``PathDispatch``: the few endpoints in front of the API, by path.
 * ``MicroversionMiddleware``: negotiates the version, stamps the response.
 * ``BodySizeLimit``: a 413 for a body over ``[api] max_request_body_size``.
 * ``ContextMiddleware``: builds the RequestContext from auth headers.
@@ -115,6 +116,30 @@ class FaultWrapper:
             return error_response(req, errors.PlacementError(
                 'An unexpected error occurred; see the service log.'))
         return response
+
+
+class PathDispatch:
+    """Send a request to the endpoint that serves its path, or else to
+    ``application`` (the API): one dictionary look-up instead of a
+    layer per endpoint that passes every other request on.
+
+    ``endpoints`` maps a path to its app; ``prefixes`` a prefix to the
+    app serving it and everything under ``prefix/``.
+    """
+
+    def __init__(self, application, endpoints, prefixes=None):
+        self.application = application
+        self.endpoints = dict(endpoints)
+        self.prefixes = dict(prefixes or {})
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        app = self.endpoints.get(path)
+        if app is None and self.prefixes:
+            # By the first segment: '/console' of '/console/app.js'.
+            end = path.find('/', 1)
+            app = self.prefixes.get(path if end < 0 else path[:end])
+        return (app or self.application)(environ, start_response)
 
 
 class MicroversionMiddleware:
