@@ -6,6 +6,9 @@
 * ``MicroversionMiddleware``: negotiates the version, stamps the response.
 * ``BodySizeLimit``: a 413 for a body over ``[api] max_request_body_size``.
 * ``ContextMiddleware``: builds the RequestContext from auth headers.
+
+Every layer a request of the API passes is plain WSGI except
+``FaultWrapper``: one webob request and response per request is enough.
 """
 import functools
 import io
@@ -145,29 +148,63 @@ class PathDispatch:
 class MicroversionMiddleware:
     """Negotiate the microversion and stamp it on every response."""
 
+    # Parsed versions by header value: clients send the same few values
+    # again and again.  Bounded, whatever they send.
+    KNOWN_VALUES = 64
+
     def __init__(self, application):
         self.application = application
+        self.versions = {}
 
-    @webob.dec.wsgify
-    def __call__(self, req):
+    def negotiate(self, environ):
+        value = environ.get('HTTP_OPENSTACK_API_VERSION')
+        version = self.versions.get(value)
+        if version is None:
+            version = microversion.parse(
+                {} if value is None else {microversion.HEADER: value})
+            if len(self.versions) < self.KNOWN_VALUES:
+                self.versions[value] = version
+        return version
+
+    def __call__(self, environ, start_response):
         try:
-            version = microversion.parse(req.headers)
+            version = self.negotiate(environ)
         except errors.PlacementError as exc:
-            req.environ[environ_keys.ROUTE] = (
+            environ[environ_keys.ROUTE] = (
                 environ_keys.REFUSED_BY_MICROVERSION)
-            response = error_response(req, exc)
-        else:
-            req.environ[environ_keys.MICROVERSION] = version
-            try:
-                response = req.get_response(self.application)
-            except (errors.PlacementError, webob.exc.HTTPException) as exc:
-                response = error_response(req, exc)
-        version = req.environ.get(environ_keys.MICROVERSION)
-        if version is not None:
-            response.headers[microversion.HEADER] = (
-                '%s %s' % (microversion.SERVICE_TYPE, version))
-            response.vary = _add_vary(response.vary, microversion.HEADER)
-        return response
+            return error_response(webob.Request(environ), exc)(
+                environ, start_response)
+        environ[environ_keys.MICROVERSION] = version
+        stamp = '%s %s' % (microversion.SERVICE_TYPE, version)
+
+        def _start_response(status, headers, exc_info=None):
+            return start_response(status, _stamped(headers, stamp),
+                                  exc_info)
+
+        try:
+            return self.application(environ, _start_response)
+        except (errors.PlacementError, webob.exc.HTTPException) as exc:
+            return error_response(webob.Request(environ), exc)(
+                environ, _start_response)
+
+
+def _stamped(headers, stamp):
+    """``headers`` with the version header and ``Vary`` naming it, both
+    last, as webob's header and ``vary`` setters leave them."""
+    kept = []
+    vary = None
+    for name, value in headers:
+        lower = name.lower()
+        if lower == 'vary':
+            if vary is None:
+                vary = value
+        elif lower != microversion.HEADER:
+            kept.append((name, value))
+    kept.append((microversion.HEADER, stamp))
+    kept.append(('Vary', ', '.join(_add_vary(
+        [v.strip() for v in (vary or '').split(',') if v.strip()],
+        microversion.HEADER))))
+    return kept
 
 
 class BodySizeLimit:
@@ -180,7 +217,7 @@ class BodySizeLimit:
         self.limit = limit
 
     def __call__(self, environ, start_response):
-        length = webob.Request(environ).content_length
+        length = _content_length(environ)
         if length is not None:
             if length > self.limit:
                 self._refuse(environ)
@@ -199,6 +236,18 @@ class BodySizeLimit:
         raise errors.RequestTooLarge(
             'The request body is larger than the %d bytes this service '
             'accepts.' % self.limit)
+
+
+def _content_length(environ):
+    """The declared length, as webob reads it (None if absent or not a
+    number)."""
+    value = environ.get('CONTENT_LENGTH')
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 def _add_vary(vary, header):
