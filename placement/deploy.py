@@ -83,7 +83,7 @@ def build_app(conf, database):
         # Test and conformance runs: a response that breaks the OpenAPI
         # document becomes a 500 naming the mismatch.
         app = openapi_check.ResponseValidator(app)
-    return middleware.RequestLog(app)
+    return middleware.RequestLog(app, conf.api.access_log)
 
 
 def loadapp(conf=None):

@@ -27,6 +27,8 @@ from placement import microversion
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
+# The request id headers RequestLog sets, whatever the layers inside set.
+REQUEST_ID_HEADERS = ('openstack-request-id', 'x-openstack-request-id')
 
 
 def error_response(req, exc):
@@ -45,29 +47,33 @@ def error_response(req, exc):
 
 
 class RequestLog:
-    """Assign the request id and log one line per request."""
+    """Assign the request id and log one line per request (unless
+    ``[api] access_log`` is off)."""
 
-    def __init__(self, application):
+    def __init__(self, application, access_log=True):
         self.application = application
+        self.access_log = access_log
 
     def __call__(self, environ, start_response):
         request_id = 'req-' + str(uuid.uuid4())
         environ[environ_keys.REQUEST_ID] = request_id
-        global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
-        if global_id.startswith('req-') and _is_uuid(global_id[4:]):
+        global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
+        if (global_id and global_id.startswith('req-')
+                and _is_uuid(global_id[4:])):
             environ[environ_keys.GLOBAL_REQUEST_ID] = global_id
-        started = time.monotonic()
-        seen = {}
+        seen = []
 
         def _start_response(status, headers, exc_info=None):
             headers = [h for h in headers
-                       if h[0].lower() not in ('openstack-request-id',
-                                               'x-openstack-request-id')]
+                       if h[0].lower() not in REQUEST_ID_HEADERS]
             headers.append(('openstack-request-id', request_id))
             headers.append(('x-openstack-request-id', request_id))
-            seen['status'] = status.split(None, 1)[0]
+            seen.append(status)
             return start_response(status, headers, exc_info)
 
+        if not (self.access_log and LOG.isEnabledFor(logging.INFO)):
+            return self.application(environ, _start_response)
+        started = time.monotonic()
         try:
             return self.application(environ, _start_response)
         finally:
@@ -79,7 +85,7 @@ class RequestLog:
                      'request_id: %s time: %.1fms',
                      environ.get('REMOTE_ADDR', '-'),
                      environ.get('REQUEST_METHOD'), path,
-                     seen.get('status', '-'),
+                     seen[-1].split(None, 1)[0] if seen else '-',
                      environ.get(environ_keys.MICROVERSION, '-'),
                      request_id, (time.monotonic() - started) * 1000)
 
