@@ -4,7 +4,8 @@ and per request over HTTP.
 
     .venv/bin/python bench/request_path.py layers [--calls 3000]
     .venv/bin/python bench/request_path.py http [--requests 4000]
-        [--connections 4] [--server-cmd CMD] [--no-keepalive]
+        [--connections 4] [--server-cmd CMD | --port P --pgid G]
+        [--no-keepalive] [--stalled N]
 
 ``layers`` builds the application as ``placement-api`` does (metrics in
 their multiprocess mode) on a fresh SQLite file with one small tree, and
@@ -21,7 +22,11 @@ and sends ``--requests`` GETs per small read from ``--connections``
 client threads, kept alive (and, with ``--no-keepalive``, again with a
 new connection per request).  The figure is the CPU time the server's
 process group used (``/proc``, user + system) divided by the requests:
-it does not depend on how busy the rest of the machine is.
+it does not depend on how busy the rest of the machine is.  With
+``--stalled N`` it then opens N connections that send half a request
+and stop, and times complete requests meanwhile (the slow-client rule:
+they must not wait).  ``--port P --pgid G`` measures a server started
+otherwise (Apache httpd, say): G is its process group.
 """
 import argparse
 import copy
@@ -29,6 +34,7 @@ import http.client
 import io
 import json
 import os
+import socket
 import statistics
 import sys
 import tempfile
@@ -114,7 +120,8 @@ def recorded_environs(chain, environ):
         return record
 
     for index, layer in enumerate(chain[:-1]):
-        setattr(layer, _attribute(layer), recorder(index + 1, chain[index + 1]))
+        setattr(layer, _attribute(layer),
+                recorder(index + 1, chain[index + 1]))
     try:
         call(chain[0], fresh(environ))
     finally:
@@ -169,7 +176,7 @@ def time_layers(chain, environs, calls, batch=50):
             [statistics.median(s) for s in own])
 
 
-def in_process_app(workdir):
+def in_process_app(workdir, options=''):
     from placement import conf as placement_conf
     from placement import db
     from placement import deploy
@@ -180,8 +187,8 @@ def in_process_app(workdir):
             url='sqlite:///' + os.path.join(workdir, 'placement.sqlite'),
             sync=True))
         # The access log written as a server writes it.
-        out.write('[DEFAULT]\nlog_file = %s\n' % os.path.join(
-            workdir, 'placement.log'))
+        out.write('[DEFAULT]\nlog_file = %s\n%s' % (os.path.join(
+            workdir, 'placement.log'), options.replace('\\n', '\n')))
     conf = placement_conf.load(config_files=[path])
     deploy.setup_logging(conf)
     database = db.Database(conf)
@@ -200,7 +207,7 @@ def blank_environ(method, path, body=None):
 
 def layers(args):
     workdir = tempfile.mkdtemp(prefix='request-path-')
-    app = in_process_app(workdir)
+    app = in_process_app(workdir, args.options)
     root = str(uuid.uuid4())
     for method, path, body in tree_requests(root):
         status = call(app, blank_environ(method, path, body))
@@ -286,12 +293,55 @@ def hammer(port, path, requests, connections, keepalive):
     return share * connections
 
 
-def over_http(args):
+def stall_probe(port, stalled, probes=5):
+    """The slowest of ``probes`` complete requests (each on a connection
+    of its own) while ``stalled`` connections hold half a request."""
+    holders = []
+    try:
+        for _ in range(stalled):
+            sock = socket.create_connection(('127.0.0.1', port))
+            sock.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')
+            holders.append(sock)
+        time.sleep(0.5)
+        slowest = 0.0
+        for _ in range(probes):
+            started = time.monotonic()
+            status, _data = send(port, 'GET', '/')
+            slowest = max(slowest, time.monotonic() - started)
+            if status != 200:
+                raise pb.BenchError('GET / answered %d' % status)
+        return slowest
+    finally:
+        for sock in holders:
+            sock.close()
+
+
+class Running:
+    """A server started elsewhere (``--port``, ``--pgid``)."""
+
+    def __init__(self, port, pgid):
+        self.port = port
+        self.cmd = 'already running, process group %d' % pgid
+        self.pgid = pgid
+
+    def stop(self):
+        pass
+
+
+def start_server(args):
+    if args.port:
+        return Running(args.port, args.pgid)
     pb.set_port_range(args.port_range)
     workdir = tempfile.mkdtemp(prefix='request-path-http-')
     database = pb.Database(None, workdir, 'request_path')
     server = pb.Server('server', args.server_cmd, None, 1, database, workdir)
     server.start()
+    server.pgid = server.proc.pid
+    return server
+
+
+def over_http(args):
+    server = start_server(args)
     try:
         root = str(uuid.uuid4())
         for method, path, body in tree_requests(root):
@@ -302,25 +352,28 @@ def over_http(args):
         modes = [True] + ([False] if args.no_keepalive else [])
         print('server: %s\nload average before: %s' % (server.cmd,
                                                        load_average()))
-        print('\n| read | keep-alive | requests | server CPU ms/request |')
-        print('|---|---|---:|---:|')
+        print('\n| read | keep-alive | requests | server CPU ms/request '
+              '| of it system |')
+        print('|---|---|---:|---:|---:|')
         for keepalive in modes:
             for label in args.reads:
                 path = READS[label].format(uuid=root)
                 hammer(server.port, path, args.connections * 50,
                        args.connections, keepalive)
-                before = pb.group_cpu_seconds(server.proc.pid)
+                user, system = pb.group_cpu_times(server.pgid)
                 sent = hammer(server.port, path, args.requests,
                               args.connections, keepalive)
-                used = pb.group_cpu_seconds(server.proc.pid) - before
-                print('| %s | %s | %d | %.3f |' % (
+                after = pb.group_cpu_times(server.pgid)
+                user, system = after[0] - user, after[1] - system
+                print('| %s | %s | %d | %.3f | %.3f |' % (
                     label, 'yes' if keepalive else 'no', sent,
-                    used / sent * 1000), flush=True)
+                    (user + system) / sent * 1000, system / sent * 1000),
+                    flush=True)
+        if args.stalled:
+            print('\nslowest of 5 GET / with %d stalled connections: '
+                  '%.3f s' % (args.stalled,
+                              stall_probe(server.port, args.stalled)))
         print('\nload average after: %s' % load_average())
-        if args.hold:
-            print('server pid group %d; press enter to stop'
-                  % server.proc.pid)
-            sys.stdin.readline()
     finally:
         server.stop()
 
@@ -330,6 +383,8 @@ def parse_args(argv):
     sub = parser.add_subparsers(dest='mode', required=True)
     inproc = sub.add_parser('layers', help='in-process, layer by layer')
     inproc.add_argument('--calls', type=int, default=3000)
+    inproc.add_argument('--options', default='', help=(
+        'more placement.conf lines, e.g. "[api]\\naccess_log = false"'))
     inproc.add_argument('--profile', action='store_true',
                         help='also print the top functions (cProfile)')
     remote = sub.add_parser('http', help='server CPU per request')
@@ -340,8 +395,12 @@ def parse_args(argv):
     remote.add_argument('--no-keepalive', action='store_true',
                         help='also measure a new connection per request')
     remote.add_argument('--port-range', default='18700-18749')
-    remote.add_argument('--hold', action='store_true',
-                        help='keep the server up at the end (to profile)')
+    remote.add_argument('--stalled', type=int, default=0, help=(
+        'then time GET / while this many connections hold half a request'))
+    remote.add_argument('--port', type=int, help=(
+        'measure the server already listening there (with --pgid)'))
+    remote.add_argument('--pgid', type=int,
+                        help='the process group of that server')
     for one in (inproc, remote):
         one.add_argument('--reads', default=','.join(READS),
                          type=lambda text: text.split(','),
