@@ -4,29 +4,31 @@ and per request over HTTP.
 
     .venv/bin/python bench/request_path.py layers [--calls 3000]
     .venv/bin/python bench/request_path.py http [--requests 4000]
-        [--connections 4] [--server-cmd CMD | --port P --pgid G]
+        [--connections 4] [--server-cmd CMD ...] [--running PORT:PGID ...]
         [--no-keepalive] [--stalled N]
 
 ``layers`` builds the application as ``placement-api`` does (metrics in
-their multiprocess mode) on a fresh SQLite file with one small tree, and
-calls it directly with a prepared environ.  It then peels the layers: it
-records the environ each layer hands to the next one on a real call, and
-times every layer called alone on (a copy of) the environ it gets, so
-that a layer's own cost is its time minus the time of the layer inside
-it.  CPU time (``time.process_time``) in batches, the median batch.
+their multiprocess mode, the access log to a file) on a fresh SQLite file
+with one small tree, and calls it directly with a prepared environ.  It
+then peels the layers: it records the environ each layer hands to the
+next one on a real call, and times every layer called alone on (a copy
+of) the environ it gets, so that a layer's own cost is its time minus
+the time of the layer inside it.  CPU time (``time.process_time``) in
+batches, the median batch.
 
-``http`` starts a server (``placement-api`` with one worker unless
-``--server-cmd`` names another, with ``{port}``, ``{config_dir}``,
-``{config_file}`` filled in), fills it with the same tree through the API
-and sends ``--requests`` GETs per small read from ``--connections``
-client threads, kept alive (and, with ``--no-keepalive``, again with a
-new connection per request).  The figure is the CPU time the server's
-process group used (``/proc``, user + system) divided by the requests:
-it does not depend on how busy the rest of the machine is.  With
-``--stalled N`` it then opens N connections that send nothing, half a
-head or half a body and stop, and times complete requests meanwhile (the slow-client rule:
-they must not wait).  ``--port P --pgid G`` measures a server started
-otherwise (Apache httpd, say): G is its process group.
+``http`` starts each ``--server-cmd`` (default ``placement-api`` with one
+worker; ``{port}``, ``{config_dir}``, ``{config_file}`` are filled in)
+and takes each ``--running`` server as it is (httpd, say: PGID is its
+process group), fills each with the same tree through the API and sends
+``--requests`` GETs per small read to each from ``--connections`` client
+threads, kept alive (and, with ``--no-keepalive``, again with a new
+connection per request), ``--round`` requests to each server in turn so
+that a change in the machine's load falls on all of them alike.  The
+figure is the CPU time the server's process group used (``/proc``, user
++ system, and the system part) divided by the requests.  With
+``--stalled N`` it then opens N connections to each server that send
+nothing, half a head or half a body and stop, and times complete
+requests meanwhile (the slow-client rule: they must not wait).
 """
 import argparse
 import copy
@@ -61,6 +63,7 @@ READS = {
     'tree': '/resource_providers?in_tree={uuid}',
 }
 TRAITS = ['HW_CPU_X86_AVX2', 'COMPUTE_VOLUME_MULTI_ATTACH']
+DEFAULT_CMD = 'placement-api --bind 127.0.0.1:{port} --workers 1'
 
 
 def tree_requests(root):
@@ -327,65 +330,92 @@ def stall_probe(port, stalled, probes=5):
 
 
 class Running:
-    """A server started elsewhere (``--port``, ``--pgid``)."""
+    """A server started elsewhere (``--running PORT:PGID``)."""
 
-    def __init__(self, port, pgid):
-        self.port = port
-        self.cmd = 'already running, process group %d' % pgid
-        self.pgid = pgid
+    def __init__(self, text):
+        self.port, self.pgid = (int(part) for part in text.split(':'))
+        self.cmd = 'running on port %d, process group %d' % (self.port,
+                                                              self.pgid)
 
     def stop(self):
         pass
 
 
-def start_server(args):
-    if args.port:
-        return Running(args.port, args.pgid)
-    pb.set_port_range(args.port_range)
+def start_server(cmd):
     workdir = tempfile.mkdtemp(prefix='request-path-http-')
     database = pb.Database(None, workdir, 'request_path')
-    server = pb.Server('server', args.server_cmd, None, 1, database, workdir)
+    server = pb.Server('server', cmd, None, 1, database, workdir)
     server.start()
     server.pgid = server.proc.pid
     return server
 
 
+def fill(server):
+    """The tree of ``tree_requests``; its root's uuid."""
+    root = str(uuid.uuid4())
+    for method, path, body in tree_requests(root):
+        status, data = send(server.port, method, path, body)
+        if status >= 300:
+            raise pb.BenchError('%s %s: %s %s' % (method, path, status,
+                                                  data[:200]))
+    return root
+
+
 def over_http(args):
-    server = start_server(args)
+    pb.set_port_range(args.port_range)
+    servers = [Running(text) for text in args.running]
     try:
-        root = str(uuid.uuid4())
-        for method, path, body in tree_requests(root):
-            status, data = send(server.port, method, path, body)
-            if status >= 300:
-                raise pb.BenchError('%s %s: %s %s' % (method, path, status,
-                                                      data[:200]))
+        for cmd in args.server_cmd or ([] if servers else [DEFAULT_CMD]):
+            servers.append(start_server(cmd))
+        roots = [fill(server) for server in servers]
+        print('load average before: %s\n' % load_average())
+        for number, server in enumerate(servers, 1):
+            print('%d. %s' % (number, server.cmd))
+        print('\nServer CPU ms per request (of it system), in rounds of '
+              '%d requests per server in turn:\n' % args.round)
+        print('| read | keep-alive | %s |' % ' | '.join(
+            str(number) for number in range(1, len(servers) + 1)))
+        print('|---|---|%s' % ('---:|' * len(servers)))
         modes = [True] + ([False] if args.no_keepalive else [])
-        print('server: %s\nload average before: %s' % (server.cmd,
-                                                       load_average()))
-        print('\n| read | keep-alive | requests | server CPU ms/request '
-              '| of it system |')
-        print('|---|---|---:|---:|---:|')
         for keepalive in modes:
             for label in args.reads:
-                path = READS[label].format(uuid=root)
-                hammer(server.port, path, args.connections * 50,
-                       args.connections, keepalive)
-                user, system = pb.group_cpu_times(server.pgid)
-                sent = hammer(server.port, path, args.requests,
-                              args.connections, keepalive)
-                after = pb.group_cpu_times(server.pgid)
-                user, system = after[0] - user, after[1] - system
-                print('| %s | %s | %d | %.3f | %.3f |' % (
-                    label, 'yes' if keepalive else 'no', sent,
-                    (user + system) / sent * 1000, system / sent * 1000),
-                    flush=True)
-        if args.stalled:
-            print('\nslowest of 5 GET / with %d stalled connections: '
-                  '%.3f s, answers %s' % ((args.stalled,) + stall_probe(
-                      server.port, args.stalled)))
+                used = [measure(server, READS[label].format(uuid=root), args,
+                                keepalive)
+                        for server, root in zip(servers, roots)]
+                rounds = max(1, args.requests // args.round)
+                for _ in range(rounds - 1):
+                    for index, (server, root) in enumerate(
+                            zip(servers, roots)):
+                        more = measure(server, READS[label].format(
+                            uuid=root), args, keepalive)
+                        used[index] = [a + b for a, b in zip(used[index],
+                                                               more)]
+                print('| %s | %s | %s |' % (
+                    label, 'yes' if keepalive else 'no', ' | '.join(
+                        '%.3f (%.3f)' % ((user + system) / sent * 1000,
+                                         system / sent * 1000)
+                        for user, system, sent in used)), flush=True)
+        for number, server in enumerate(servers, 1):
+            if args.stalled:
+                print('\n%d: slowest of 5 GET / with %d stalled connections:'
+                      ' %.3f s, answers %s' % ((number, args.stalled)
+                                               + stall_probe(server.port,
+                                                             args.stalled)))
         print('\nload average after: %s' % load_average())
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
+
+
+def measure(server, path, args, keepalive):
+    """(user s, system s, requests) of one round on ``server``."""
+    hammer(server.port, path, args.connections * 5, args.connections,
+           keepalive)
+    user, system = pb.group_cpu_times(server.pgid)
+    sent = hammer(server.port, path, args.round, args.connections,
+                  keepalive)
+    after = pb.group_cpu_times(server.pgid)
+    return after[0] - user, after[1] - system, sent
 
 
 def parse_args(argv):
@@ -400,17 +430,18 @@ def parse_args(argv):
     remote = sub.add_parser('http', help='server CPU per request')
     remote.add_argument('--requests', type=int, default=4000)
     remote.add_argument('--connections', type=int, default=4)
-    remote.add_argument('--server-cmd', default=(
-        'placement-api --bind 127.0.0.1:{port} --workers 1'))
+    remote.add_argument('--server-cmd', action='append', help=(
+        'a server to start (repeatable; default: %s)' % DEFAULT_CMD))
+    remote.add_argument('--running', action='append', default=[],
+                        metavar='PORT:PGID', help=(
+                            'a server already running (repeatable)'))
+    remote.add_argument('--round', type=int, default=1000,
+                        help='requests per server in turn')
     remote.add_argument('--no-keepalive', action='store_true',
                         help='also measure a new connection per request')
     remote.add_argument('--port-range', default='18700-18749')
     remote.add_argument('--stalled', type=int, default=0, help=(
         'then time GET / while this many connections hold half a request'))
-    remote.add_argument('--port', type=int, help=(
-        'measure the server already listening there (with --pgid)'))
-    remote.add_argument('--pgid', type=int,
-                        help='the process group of that server')
     for one in (inproc, remote):
         one.add_argument('--reads', default=','.join(READS),
                          type=lambda text: text.split(','),
