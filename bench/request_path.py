@@ -1,34 +1,16 @@
 #!/usr/bin/env python3
 """Where the CPU time of a small request goes: per WSGI layer in-process,
-and per request over HTTP.
+and per request over HTTP, for several servers.
 
     .venv/bin/python bench/request_path.py layers [--calls 3000]
     .venv/bin/python bench/request_path.py http [--requests 4000]
-        [--connections 4] [--server-cmd CMD ...] [--running PORT:PGID ...]
+        [--server-cmd CMD ...] [--running PORT:PGID ...]
         [--no-keepalive] [--stalled N]
 
-``layers`` builds the application as ``placement-api`` does (metrics in
-their multiprocess mode, the access log to a file) on a fresh SQLite file
-with one small tree, and calls it directly with a prepared environ.  It
-then peels the layers: it records the environ each layer hands to the
-next one on a real call, and times every layer called alone on (a copy
-of) the environ it gets, so that a layer's own cost is its time minus
-the time of the layer inside it.  CPU time (``time.process_time``) in
-batches, the median batch.
-
-``http`` starts each ``--server-cmd`` (default ``placement-api`` with one
-worker; ``{port}``, ``{config_dir}``, ``{config_file}`` are filled in)
-and takes each ``--running`` server as it is (httpd, say: PGID is its
-process group), fills each with the same tree through the API and sends
-``--requests`` GETs per small read to each from ``--connections`` client
-threads, kept alive (and, with ``--no-keepalive``, again with a new
-connection per request), ``--round`` requests to each server in turn so
-that a change in the machine's load falls on all of them alike.  The
-figure is the CPU time the server's process group used (``/proc``, user
-+ system, and the system part) divided by the requests.  With
-``--stalled N`` it then opens N connections to each server that send
-nothing, half a head or half a body and stop, and times complete
-requests meanwhile (the slow-client rule: they must not wait).
+``layers`` times every layer of the application alone, on the environ it
+receives on a real request (CPU time, interleaved batches); ``http``
+measures the CPU time per request of each server's process group
+(``/proc``), the servers served in turns.  See bench/README.md.
 """
 import argparse
 import copy
@@ -92,24 +74,19 @@ def load_average():
 # --------------------------------------------------------------------------
 # In-process, layer by layer
 
-def inner(layer):
-    """The application a layer passes requests on to, or None."""
+def _attribute(layer):
+    """The attribute holding the app a layer passes requests on to."""
     for name in ('application', '_app'):
-        found = getattr(layer, name, None)
-        if found is not None:
-            return found
+        if getattr(layer, name, None) is not None:
+            return name
     return None
 
 
 def layer_chain(app):
     chain = [app]
-    while inner(chain[-1]) is not None:
-        chain.append(inner(chain[-1]))
+    while _attribute(chain[-1]):
+        chain.append(getattr(chain[-1], _attribute(chain[-1])))
     return chain
-
-
-def _attribute(layer):
-    return 'application' if hasattr(layer, 'application') else '_app'
 
 
 def recorded_environs(chain, environ):
@@ -230,21 +207,6 @@ def layers(args):
             print('| %s | %.3f | %.3f |' % (
                 type(layer).__name__, costs[index] * 1000,
                 own[index] * 1000))
-    if args.profile:
-        profile(app, blank_environ('GET', READS['inventories'].format(
-            uuid=root)), args.calls)
-
-
-def profile(app, environ, calls):
-    import cProfile
-    import pstats
-    profiler = cProfile.Profile()
-    prepared = [fresh(environ) for _ in range(calls)]
-    profiler.enable()
-    for one in prepared:
-        call(app, one)
-    profiler.disable()
-    pstats.Stats(profiler).sort_stats('tottime').print_stats(25)
 
 
 # --------------------------------------------------------------------------
@@ -425,8 +387,6 @@ def parse_args(argv):
     inproc.add_argument('--calls', type=int, default=3000)
     inproc.add_argument('--options', default='', help=(
         'more placement.conf lines, e.g. "[api]\\naccess_log = false"'))
-    inproc.add_argument('--profile', action='store_true',
-                        help='also print the top functions (cProfile)')
     remote = sub.add_parser('http', help='server CPU per request')
     remote.add_argument('--requests', type=int, default=4000)
     remote.add_argument('--connections', type=int, default=4)
