@@ -331,7 +331,12 @@ def time_latency(clients, url, repeats,
 def group_cpu_seconds(pgid):
     """CPU seconds (user + system) used so far by the processes of the
     process group ``pgid`` (the server: master and workers)."""
-    total = 0
+    return sum(group_cpu_times(pgid))
+
+
+def group_cpu_times(pgid):
+    """(user, system) CPU seconds of the process group ``pgid``."""
+    user = system = 0
     for pid in os.listdir('/proc'):
         if not pid.isdigit():
             continue
@@ -342,8 +347,10 @@ def group_cpu_seconds(pgid):
             continue
         # After the command: state, ppid, pgrp, ... utime (12), stime (13).
         if int(fields[2]) == pgid:
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf('SC_CLK_TCK')
+            user += int(fields[11])
+            system += int(fields[12])
+    tick = os.sysconf('SC_CLK_TCK')
+    return user / tick, system / tick
 
 
 def time_throughput(clients, url, concurrency, duration, server_pgid):

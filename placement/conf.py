@@ -29,6 +29,11 @@ api_opts = [
                 help='Serve the read-only web console at /console/. Its '
                      'files are public; the data it shows comes from the '
                      'API with the user\'s own token.'),
+    cfg.BoolOpt('access_log', default=True,
+                help='Log one line per request (placement.access, at '
+                     'INFO). Off saves a few per cent of the CPU time of '
+                     'a small request, where a proxy in front logs '
+                     'requests already.'),
 ]
 
 placement_opts = [

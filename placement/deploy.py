@@ -45,30 +45,42 @@ def setup_logging(conf):
 
 
 def build_app(conf, database):
-    """The middleware pipeline around the router, outermost last."""
+    """The middleware pipeline around the router, outermost last.
+
+    The console, the OpenAPI document and ``GET /metrics`` are found by
+    one path look-up in front of the API's own layers; each has just the
+    layers it needs in front of it, as the API has.
+    """
     enforcer = policy.make_enforcer(conf)
+
+    def negotiated(app):
+        app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
+        return middleware.MicroversionMiddleware(app)
+
+    def authenticated(app):
+        app = middleware.ContextMiddleware(app, database, enforcer, conf)
+        if conf.api.auth_strategy == 'noauth2':
+            return auth.NoAuthMiddleware(app)
+        return auth.KeystoneMiddleware(app, conf)
+
+    # The API's description is public, like GET /.
+    endpoints = {openapi.PATH: negotiated(openapi.OpenAPIEndpoint())}
     enabled = conf.metrics.enabled
     if enabled:
         metrics.instrument(database.engine)
-        gauges = [capacity_gauges.CapacityGauges(database, conf.metrics)]
-    app = router.Router()
-    if enabled and conf.metrics.require_auth:
-        app = metrics_wsgi.MetricsEndpoint(app, conf, gauges)
-    app = middleware.ContextMiddleware(app, database, enforcer, conf)
-    if conf.api.auth_strategy == 'noauth2':
-        app = auth.NoAuthMiddleware(app)
-    else:
-        app = auth.KeystoneMiddleware(app, conf)
-    if enabled and not conf.metrics.require_auth:
-        # In front of authentication: a scraper sends no token.
-        app = metrics_wsgi.MetricsEndpoint(app, conf, gauges)
-    # The API's description is public, like GET /.
-    app = openapi.OpenAPIEndpoint(app)
-    app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
-    app = middleware.MicroversionMiddleware(app)
+        scrape = metrics_wsgi.MetricsEndpoint(
+            conf, [capacity_gauges.CapacityGauges(database, conf.metrics)])
+        if conf.metrics.require_auth:
+            scrape = authenticated(scrape)
+        # Else a scraper sends no token.
+        endpoints[metrics_wsgi.PATH] = negotiated(scrape)
+    prefixes = {}
     if conf.api.console:
-        # Outside authentication: the page loads before it has a token.
-        app = console.ConsoleApp(app, conf)
+        # Outside authentication and negotiation: the page loads before
+        # it has a token.
+        prefixes[console.PREFIX] = console.ConsoleApp(conf)
+    app = middleware.PathDispatch(
+        negotiated(authenticated(router.Router())), endpoints, prefixes)
     app = middleware.FaultWrapper(app)
     if conf.cors.allowed_origin:
         app = cors.CORS(app, conf)
@@ -79,7 +91,7 @@ def build_app(conf, database):
         # mismatch.
         validator = importlib.import_module(RESPONSE_VALIDATOR)
         app = validator.ResponseValidator(app)
-    return middleware.RequestLog(app)
+    return middleware.RequestLog(app, conf.api.access_log)
 
 
 def validating_responses(environ=os.environ):

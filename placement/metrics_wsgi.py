@@ -41,13 +41,16 @@ class RequestMetrics:
         self.application = application
         self.console = conf.api.console
         self.metrics = metrics.configure()
+        # (request counter, duration histogram) by (method, route, status),
+        # found once: labels() takes a lock and checks its arguments.
+        self.series = {}
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
-        seen = {}
+        seen = []
 
         def _start_response(status, headers, exc_info=None):
-            seen['status'] = status.split(None, 1)[0]
+            seen.append(status)
             return start_response(status, headers, exc_info)
 
         try:
@@ -56,17 +59,23 @@ class RequestMetrics:
             method = environ.get('REQUEST_METHOD')
             if method not in METHODS:
                 method = 'other'
-            route = self._route(environ)
-            status = seen.get('status', '500')
-            counted = self.metrics
-            counted.requests.labels(method, route, status).inc()
-            counted.duration.labels(method, route).observe(
-                time.perf_counter() - started)
+            status = seen[-1].split(None, 1)[0] if seen else '500'
+            key = (method, self._route(environ), status)
+            series = self.series.get(key)
+            if series is None:
+                series = self.series[key] = self._series(*key)
+            series[0].inc()
+            series[1].observe(time.perf_counter() - started)
             if status == '409':
-                counted.conflicts.labels(
+                self.metrics.conflicts.labels(
                     environ.get(environ_keys.CONFLICT_KIND,
                                 errors.OTHER_CONFLICT)
                 ).inc()
+
+    def _series(self, method, route, status):
+        counted = self.metrics
+        return (counted.requests.labels(method, route, status),
+                counted.duration.labels(method, route))
 
     def _route(self, environ):
         route = environ.get(environ_keys.ROUTE)
@@ -79,7 +88,7 @@ class RequestMetrics:
 
 
 class MetricsEndpoint:
-    """Answer ``GET /metrics``; pass every other request on.
+    """Answer ``GET /metrics``.
 
     Placed behind the auth middleware when ``[metrics] require_auth`` (the
     caller then needs the ``placement:metrics`` rule), in front of it
@@ -87,10 +96,7 @@ class MetricsEndpoint:
     capacity gauges, which read the database).
     """
 
-    paths = (PATH,)
-
-    def __init__(self, application, conf, collectors=()):
-        self.application = application
+    def __init__(self, conf, collectors=()):
         self.require_auth = conf.metrics.require_auth
         self.registry = core.CollectorRegistry(auto_describe=False)
         if metrics.multiprocess_dir():
@@ -102,8 +108,6 @@ class MetricsEndpoint:
             self.registry.register(collector)
 
     def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') != PATH:
-            return self.application(environ, start_response)
         environ[environ_keys.ROUTE] = PATH
         return self._scrape(environ, start_response)
 

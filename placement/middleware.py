@@ -2,9 +2,13 @@
 
 * ``RequestLog``: request id, one access-log line per request.
 * ``FaultWrapper``: every error becomes the upstream JSON error document.
+* ``PathDispatch``: the few endpoints in front of the API, by path.
 * ``MicroversionMiddleware``: negotiates the version, stamps the response.
 * ``BodySizeLimit``: a 413 for a body over ``[api] max_request_body_size``.
 * ``ContextMiddleware``: builds the RequestContext from auth headers.
+
+Every layer a request of the API passes is plain WSGI except
+``FaultWrapper``: one webob request and response per request is enough.
 """
 import functools
 import io
@@ -24,6 +28,8 @@ from placement import uuids
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)
+# The request id headers RequestLog sets, whatever the layers inside set.
+REQUEST_ID_HEADERS = ('openstack-request-id', 'x-openstack-request-id')
 
 
 def error_response(req, exc):
@@ -42,29 +48,33 @@ def error_response(req, exc):
 
 
 class RequestLog:
-    """Assign the request id and log one line per request."""
+    """Assign the request id and log one line per request (unless
+    ``[api] access_log`` is off)."""
 
-    def __init__(self, application):
+    def __init__(self, application, access_log=True):
         self.application = application
+        self.access_log = access_log
 
     def __call__(self, environ, start_response):
         request_id = 'req-' + str(uuid.uuid4())
         environ[environ_keys.REQUEST_ID] = request_id
-        global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID', '')
-        if global_id.startswith('req-') and uuids.is_uuid(global_id[4:]):
+        global_id = environ.get('HTTP_X_OPENSTACK_REQUEST_ID')
+        if (global_id and global_id.startswith('req-')
+                and uuids.is_uuid(global_id[4:])):
             environ[environ_keys.GLOBAL_REQUEST_ID] = global_id
-        started = time.monotonic()
-        seen = {}
+        seen = []
 
         def _start_response(status, headers, exc_info=None):
             headers = [h for h in headers
-                       if h[0].lower() not in ('openstack-request-id',
-                                               'x-openstack-request-id')]
+                       if h[0].lower() not in REQUEST_ID_HEADERS]
             headers.append(('openstack-request-id', request_id))
             headers.append(('x-openstack-request-id', request_id))
-            seen['status'] = status.split(None, 1)[0]
+            seen.append(status)
             return start_response(status, headers, exc_info)
 
+        if not (self.access_log and LOG.isEnabledFor(logging.INFO)):
+            return self.application(environ, _start_response)
+        started = time.monotonic()
         try:
             return self.application(environ, _start_response)
         finally:
@@ -76,7 +86,7 @@ class RequestLog:
                      'request_id: %s time: %.1fms',
                      environ.get('REMOTE_ADDR', '-'),
                      environ.get('REQUEST_METHOD'), path,
-                     seen.get('status', '-'),
+                     seen[-1].split(None, 1)[0] if seen else '-',
                      environ.get(environ_keys.MICROVERSION, '-'),
                      request_id, (time.monotonic() - started) * 1000)
 
@@ -110,32 +120,90 @@ class FaultWrapper:
         return response
 
 
+class PathDispatch:
+    """Send a request to the endpoint that serves its path, or else to
+    ``application`` (the API): one dictionary look-up instead of a
+    layer per endpoint that passes every other request on.
+
+    ``endpoints`` maps a path to its app; ``prefixes`` a prefix to the
+    app serving it and everything under ``prefix/``.
+    """
+
+    def __init__(self, application, endpoints, prefixes=None):
+        self.application = application
+        self.endpoints = dict(endpoints)
+        self.prefixes = dict(prefixes or {})
+
+    def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        app = self.endpoints.get(path)
+        if app is None and self.prefixes:
+            # By the first segment: '/console' of '/console/app.js'.
+            end = path.find('/', 1)
+            app = self.prefixes.get(path if end < 0 else path[:end])
+        return (app or self.application)(environ, start_response)
+
+
 class MicroversionMiddleware:
     """Negotiate the microversion and stamp it on every response."""
 
+    # Parsed versions by header value: clients send the same few values
+    # again and again.  Bounded, whatever they send.
+    KNOWN_VALUES = 64
+
     def __init__(self, application):
         self.application = application
+        self.versions = {}
 
-    @webob.dec.wsgify
-    def __call__(self, req):
+    def negotiate(self, environ):
+        value = environ.get('HTTP_OPENSTACK_API_VERSION')
+        version = self.versions.get(value)
+        if version is None:
+            version = negotiation.parse(
+                {} if value is None else {negotiation.HEADER: value})
+            if len(self.versions) < self.KNOWN_VALUES:
+                self.versions[value] = version
+        return version
+
+    def __call__(self, environ, start_response):
         try:
-            version = negotiation.parse(req.headers)
+            version = self.negotiate(environ)
         except errors.PlacementError as exc:
-            req.environ[environ_keys.ROUTE] = (
+            environ[environ_keys.ROUTE] = (
                 environ_keys.REFUSED_BY_MICROVERSION)
-            response = error_response(req, exc)
-        else:
-            req.environ[environ_keys.MICROVERSION] = version
-            try:
-                response = req.get_response(self.application)
-            except (errors.PlacementError, webob.exc.HTTPException) as exc:
-                response = error_response(req, exc)
-        version = req.environ.get(environ_keys.MICROVERSION)
-        if version is not None:
-            response.headers[negotiation.HEADER] = (
-                '%s %s' % (negotiation.SERVICE_TYPE, version))
-            response.vary = _add_vary(response.vary, negotiation.HEADER)
-        return response
+            return error_response(webob.Request(environ), exc)(
+                environ, start_response)
+        environ[environ_keys.MICROVERSION] = version
+        stamp = '%s %s' % (negotiation.SERVICE_TYPE, version)
+
+        def _start_response(status, headers, exc_info=None):
+            return start_response(status, _stamped(headers, stamp),
+                                  exc_info)
+
+        try:
+            return self.application(environ, _start_response)
+        except (errors.PlacementError, webob.exc.HTTPException) as exc:
+            return error_response(webob.Request(environ), exc)(
+                environ, _start_response)
+
+
+def _stamped(headers, stamp):
+    """``headers`` with the version header and ``Vary`` naming it, both
+    last, as webob's header and ``vary`` setters leave them."""
+    kept = []
+    vary = None
+    for name, value in headers:
+        lower = name.lower()
+        if lower == 'vary':
+            if vary is None:
+                vary = value
+        elif lower != negotiation.HEADER:
+            kept.append((name, value))
+    kept.append((negotiation.HEADER, stamp))
+    kept.append(('Vary', ', '.join(_add_vary(
+        [v.strip() for v in (vary or '').split(',') if v.strip()],
+        negotiation.HEADER))))
+    return kept
 
 
 class BodySizeLimit:
@@ -148,7 +216,7 @@ class BodySizeLimit:
         self.limit = limit
 
     def __call__(self, environ, start_response):
-        length = webob.Request(environ).content_length
+        length = _content_length(environ)
         if length is not None:
             if length > self.limit:
                 self._refuse(environ)
@@ -167,6 +235,18 @@ class BodySizeLimit:
         raise errors.RequestTooLarge(
             'The request body is larger than the %d bytes this service '
             'accepts.' % self.limit)
+
+
+def _content_length(environ):
+    """The declared length, as webob reads it (None if absent or not a
+    number)."""
+    value = environ.get('CONTENT_LENGTH')
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 def _add_vary(vary, header):

@@ -293,16 +293,9 @@ def _body():
 
 
 class OpenAPIEndpoint:
-    """Answer ``GET /openapi.json`` (no token needed); pass the rest on."""
-
-    paths = (PATH,)
-
-    def __init__(self, application):
-        self.application = application
+    """Answer ``GET /openapi.json`` (no token needed)."""
 
     def __call__(self, environ, start_response):
-        if environ.get('PATH_INFO') != PATH:
-            return self.application(environ, start_response)
         environ[environ_keys.ROUTE] = PATH
         return self._serve(environ, start_response)
 

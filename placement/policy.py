@@ -6,8 +6,10 @@ Every rule is scoped to projects.  The four base rules carry the legacy
 and with it True the secure-RBAC defaults apply.  An operator's
 ``policy.yaml`` overrides any rule by name.
 """
+import logging
 import time
 
+from oslo_context import context
 from oslo_policy import policy
 
 ADMIN_API = 'admin_api'
@@ -157,18 +159,25 @@ def list_rules():
 
 class Enforcer(policy.Enforcer):
     """oslo.policy's Enforcer, looking for edits to the policy files at
-    most once every ``RECHECK_SECONDS``.
+    most once every ``RECHECK_SECONDS``, and keeping its decisions until
+    then.
 
     oslo.policy searches the configuration directories for the policy file
     and stats it and every policy directory on each check: a few system
     calls per request, a few per cent of a worker's time under load.  An
     operator's edit still takes effect within the interval, without a
-    restart.
+    restart.  Evaluating a rule inspects the signature of each check in
+    it, some 60 microseconds a request, for a decision that depends only
+    on the rule, the target and the caller's policy values: those few
+    combinations are decided once per interval.
     """
 
     RECHECK_SECONDS = 1.0
+    # Decisions kept per interval at most, whoever calls.
+    MAX_DECISIONS = 1024
 
     def __init__(self, *args, **kwargs):
+        self._decisions = {}
         super().__init__(*args, **kwargs)
         self._next_check = 0.0
 
@@ -178,6 +187,42 @@ class Enforcer(policy.Enforcer):
             # Set first: threads arriving meanwhile skip rather than pile in.
             self._next_check = now + self.RECHECK_SECONDS
             super().load_rules(force_reload)
+            self._decisions = {}
+
+    def authorize(self, rule, target, creds, do_raise=False, *args,
+                  **kwargs):
+        key = None
+        if not (do_raise or args or kwargs
+                or policy.LOG.isEnabledFor(logging.DEBUG)):
+            # (At DEBUG every evaluation is logged, as oslo.policy does.)
+            key = _decision_key(rule, target, creds)
+        if key is None:
+            return super().authorize(rule, target, creds, do_raise, *args,
+                                     **kwargs)
+        self.load_rules()
+        decisions = self._decisions
+        allowed = decisions.get(key, _UNDECIDED)
+        if allowed is _UNDECIDED:
+            allowed = super().authorize(rule, target, creds)
+            if len(decisions) < self.MAX_DECISIONS:
+                decisions[key] = allowed
+        return allowed
+
+
+_UNDECIDED = object()
+
+
+def _decision_key(rule, target, creds):
+    """What a decision depends on besides the rules, or None if that
+    cannot be a dictionary key."""
+    if not isinstance(creds, context.RequestContext):
+        return None
+    try:
+        return (rule, frozenset(target.items()), frozenset(
+            (name, tuple(value) if isinstance(value, list) else value)
+            for name, value in creds.to_policy_values().items()))
+    except (AttributeError, TypeError):
+        return None
 
 
 def make_enforcer(conf):

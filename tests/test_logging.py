@@ -8,6 +8,7 @@ id, which the policy debug lines name on purpose.
 """
 from http import server as http_server
 import json
+import logging
 import re
 import threading
 import uuid
@@ -15,8 +16,13 @@ import uuid
 import httpx
 import pytest
 import sqlalchemy as sa
+import webob
 
 import helpers
+from placement import conf as placement_conf
+from placement import db
+from placement import deploy
+from placement.objects import bootstrap
 
 ACCESS_LINE = re.compile(
     r' INFO placement\.access (?P<remote>\S+) "(?P<method>[A-Z]+) '
@@ -269,3 +275,24 @@ def test_keystone_mode_logs_no_token_or_password(tmp_path):
                             response.headers['openstack-request-id'])) == 1
     assert token not in log
     assert service_password not in log
+
+
+def test_access_log_can_be_turned_off(tmp_path, caplog):
+    """``[api] access_log = false``: no access line, the same ids."""
+    config = helpers.write_config(
+        str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path,
+        '[api]\naccess_log = false\n')
+    conf = placement_conf.load(config_files=[config])
+    database = db.Database(conf)
+    try:
+        bootstrap.prepare_database(database, migrate=True)
+        app = deploy.build_app(conf, database)
+        with caplog.at_level(logging.INFO, logger='placement.access'):
+            response = webob.Request.blank(
+                '/resource_providers',
+                headers=helpers.ADMIN_HEADERS).get_response(app)
+    finally:
+        database.dispose()
+    assert response.status_int == 200
+    assert response.headers['openstack-request-id'].startswith('req-')
+    assert not [r for r in caplog.records if r.name == 'placement.access']

@@ -22,6 +22,7 @@ from placement import db
 from placement import deploy
 from placement import environ_keys
 from placement import metrics_wsgi
+from placement import middleware
 from placement import microversions
 from placement import openapi
 from placement import router
@@ -44,14 +45,15 @@ def test_every_route_and_method_is_documented():
 
 def _served_paths(app):
     """The URL templates the assembled app answers: the route map's, and
-    those of each app in front of it that answers some itself."""
+    those of the endpoints the dispatcher in front of it sends to."""
     paths = set()
     while not isinstance(app, router.Router):
-        if isinstance(app, console.ConsoleApp):
-            # Its redirect, its page and its files.
-            paths |= {console.PREFIX, console.PREFIX + '/',
-                      console.PREFIX + '/{file}'}
-        paths.update(getattr(app, 'paths', ()))
+        if isinstance(app, middleware.PathDispatch):
+            paths.update(app.endpoints)
+            if console.PREFIX in app.prefixes:
+                # Its redirect, its page and its files.
+                paths |= {console.PREFIX, console.PREFIX + '/',
+                          console.PREFIX + '/{file}'}
         app = getattr(app, 'application', None) or app._app
     return paths | {route.routepath or '/' for route in app.mapper.matchlist}
 

@@ -36,3 +36,34 @@ def test_policy_file_edit_applies_after_the_recheck_interval(
     # ...after it, the edit applies.
     clock[0] += policy.Enforcer.RECHECK_SECONDS
     assert not allowed()
+
+
+def test_decisions_are_kept_until_the_recheck(tmp_path, monkeypatch):
+    conf_file = tmp_path / 'placement.conf'
+    conf_file.write_text('')
+    conf = placement_conf.load(config_files=[str(conf_file)])
+    clock = [1000.0]
+    monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    enforcer = policy.make_enforcer(conf)
+    evaluated = []
+    enforce = policy.policy.Enforcer.enforce
+
+    def counting(self, *args, **kwargs):
+        evaluated.append(args[0])
+        return enforce(self, *args, **kwargs)
+
+    monkeypatch.setattr(policy.policy.Enforcer, 'enforce', counting)
+
+    def allowed(roles, project='p'):
+        ctx = context.RequestContext(user_id='u', project_id=project,
+                                     roles=roles, enforcer=enforcer)
+        return enforcer.authorize(RULE, {'project_id': project}, ctx,
+                                  do_raise=False)
+
+    assert allowed(['admin']) and allowed(['admin'])
+    assert not allowed(['member']) and not allowed(['member'])
+    assert allowed(['admin'], project='q')
+    assert len(evaluated) == 3
+    clock[0] += policy.Enforcer.RECHECK_SECONDS
+    assert allowed(['admin'])
+    assert len(evaluated) == 4

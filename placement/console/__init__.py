@@ -53,20 +53,14 @@ def _load_files(conf):
 
 
 class ConsoleApp:
-    """Serve ``/console/<file>``; the rest goes to ``application``."""
+    """Serve ``/console`` and ``/console/<file>`` (the dispatcher in
+    front sends it nothing else)."""
 
-    def __init__(self, application, conf):
-        self.application = application
+    def __init__(self, conf):
         self.files = _load_files(conf)
 
-    def __call__(self, environ, start_response):
-        path = environ.get('PATH_INFO', '')
-        if path != PREFIX and not path.startswith(PREFIX + '/'):
-            return self.application(environ, start_response)
-        return self._serve(environ, start_response)
-
     @webob.dec.wsgify
-    def _serve(self, req):
+    def __call__(self, req):
         if req.path_info == PREFIX:
             # Relative links in the page resolve against /console/.
             raise webob.exc.HTTPMovedPermanently(
