@@ -34,10 +34,6 @@ class Site:
     member lists (see statements.walk_in_root_order), by default
     ``rp``/``root``; ``probe_members``: membership looked up per provider
     rather than listed (see provider_filter.member_of_clause)."""
-
-    def members(self):
-        return (self.rp if self.member_rp is None else self.member_rp,
-                self.root if self.member_root is None else self.member_root)
     rp: object
     root: object
     member_rp: object = None
@@ -46,6 +42,12 @@ class Site:
     inventory: object = None
     used: object = None
     amount: object = None
+
+    def members(self):
+        """The (provider, root) columns aggregate membership is tested
+        on."""
+        return (self.rp if self.member_rp is None else self.member_rp,
+                self.root if self.member_root is None else self.member_root)
 
 
 def _list_label(prefix, names):
