@@ -16,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import sqlalchemy as sa
 import webob
@@ -65,14 +64,7 @@ def main(argv=None):
     if args.answer:
         print(json.dumps(answer(*args.answer)))
         return
-    workdir = tempfile.mkdtemp(prefix='answer-memory-')
-    path = os.path.join(workdir, 'placement.conf')
-    with open(path, 'w') as out:
-        out.write('[api]\nauth_strategy = noauth2\n'
-                  '[placement_database]\nconnection = sqlite:///%s\n'
-                  'sync_on_startup = True\n'
-                  % os.path.join(workdir, 'placement.sqlite'))
-    conf = placement_conf.load(config_files=[path])
+    path, conf = explain_bench.sqlite_conf('answer-memory-')
     deploy.loadapp(conf)     # creates the schema and standard names
     query = explain_bench.fill(
         sa.create_engine(conf.placement_database.connection), 'flat',

@@ -143,15 +143,21 @@ def call(app, url):
     return elapsed, response.json
 
 
-def run(kind, count, repeats):
-    workdir = tempfile.mkdtemp(prefix='explain-bench-')
+def sqlite_conf(prefix):
+    """(path of a placement.conf, its loaded configuration): noauth2 and
+    a fresh SQLite database in a new directory."""
+    workdir = tempfile.mkdtemp(prefix=prefix)
     path = os.path.join(workdir, 'placement.conf')
     with open(path, 'w') as f:
         f.write('[api]\nauth_strategy = noauth2\n'
                 '[placement_database]\nconnection = sqlite:///%s\n'
                 'sync_on_startup = True\n'
                 % os.path.join(workdir, 'placement.sqlite'))
-    conf = placement_conf.load(config_files=[path])
+    return path, placement_conf.load(config_files=[path])
+
+
+def run(kind, count, repeats):
+    _, conf = sqlite_conf('explain-bench-')
     app = deploy.loadapp(conf)
     # The access log would cost the same on every call; keep stderr quiet.
     logging.getLogger().setLevel(logging.WARNING)
