@@ -22,7 +22,6 @@ from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
-ALLOC = tables.allocations
 RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
 
@@ -143,13 +142,7 @@ def _free(conn, classes):
     the cloud (over-used inventories count none)."""
     if not classes:
         return {}
-    usage = (sa.select(ALLOC.c.resource_provider_id,
-                       ALLOC.c.resource_class_id,
-                       sa.func.sum(ALLOC.c.used).label('used'))
-             .where(ALLOC.c.resource_class_id.in_(sorted(classes)))
-             .group_by(ALLOC.c.resource_provider_id,
-                       ALLOC.c.resource_class_id)
-             .subquery())
+    usage = figures.usage_table(classes)
     free = figures.free(INV, usage.c.used)
     rows = conn.execute(
         sa.select(INV.c.resource_class_id,

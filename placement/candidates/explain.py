@@ -32,7 +32,6 @@ from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
-ALLOC = tables.allocations
 
 NEAREST = 5
 # Checks per integer column of the census (well within 64-bit integers).
@@ -82,14 +81,7 @@ def census(conn, reading, query):
     inventories = {}
     # Every provider is read: the usage of the classes is summed once,
     # not looked up per inventory row.
-    usage = (sa.select(ALLOC.c.resource_provider_id,
-                       ALLOC.c.resource_class_id,
-                       sa.func.sum(ALLOC.c.used).label('used'))
-             .where(ALLOC.c.resource_class_id.in_(
-                 sorted(names.rc[rc] for rc in classes)))
-             .group_by(ALLOC.c.resource_provider_id,
-                       ALLOC.c.resource_class_id)
-             .subquery('usage'))
+    usage = figures.usage_table(names.rc[rc] for rc in classes)
     for number, rc in enumerate(classes):
         inv = INV.alias('inv_%d' % number)
         used = usage.alias('used_%d' % number)

@@ -50,12 +50,7 @@ def totals(conn):
 def per_provider(conn):
     """[((provider uuid, class name), (capacity, used))] of every
     inventory, by provider and class."""
-    used = (sa.select(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id,
-                      sa.func.sum(ALLOC.c.used).label('used'))
-            .group_by(ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id)
-            .subquery())
+    used = figures.usage_table()
     rows = conn.execute(
         sa.select(RP.c.uuid, RC.c.name,
                   figures.capacity(INV),

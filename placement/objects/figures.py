@@ -35,6 +35,20 @@ def used(inventory):
             .scalar_subquery())
 
 
+def usage_table(class_ids=None):
+    """What is allocated per (provider, class), summed once: a subquery
+    with ``resource_provider_id``, ``resource_class_id`` and ``used``
+    (of ``class_ids`` when given), to outer-join where every inventory
+    is read (``used`` looks one inventory up at a time)."""
+    stmt = sa.select(ALLOC.c.resource_provider_id,
+                     ALLOC.c.resource_class_id,
+                     sa.func.sum(ALLOC.c.used).label('used'))
+    if class_ids is not None:
+        stmt = stmt.where(ALLOC.c.resource_class_id.in_(sorted(class_ids)))
+    return stmt.group_by(ALLOC.c.resource_provider_id,
+                         ALLOC.c.resource_class_id).subquery('usage')
+
+
 def free(inventory, used_expr):
     """What is left of an inventory row's capacity, as SQL, given the
     expression ``used_expr`` of its usage (may be NULL)."""

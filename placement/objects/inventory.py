@@ -10,6 +10,7 @@ from placement import errors
 from placement import tables
 from placement import timestamps
 from placement.objects import base
+from placement.objects import figures
 
 INV = tables.inventories
 ALLOC = tables.allocations
@@ -78,8 +79,8 @@ def _check_capacity(action, uuid, records, *, reserved_can_be_total):
     for name, record in records.items():
         # Upstream checks the capacity, so a ratio of zero or below fails
         # too, in the same words (the reserved amount is not the culprit).
-        capacity = ((record['total'] - record['reserved'])
-                    * record['allocation_ratio'])
+        capacity = figures.capacity_of(record['total'], record['reserved'],
+                                       record['allocation_ratio'])
         if capacity < 0 or (capacity == 0 and not reserved_can_be_total):
             raise errors.BadRequest(
                 "Unable to %s inventory for resource provider %s: Invalid "
