@@ -121,6 +121,17 @@ metrics_opts = [
     cfg.BoolOpt('per_provider', default=False,
                 help='Also report capacity and usage of every provider '
                      '(one series per provider and class).'),
+    cfg.MultiStrOpt('capacity_shape', default=[],
+                    help='A shape whose capacity GET /metrics reports, as '
+                         'POST /capacity counts it: a name, a space and the '
+                         'query string of GET /allocation_candidates, e.g. '
+                         '"m1.large resources=VCPU:4,MEMORY_MB:8192,'
+                         'DISK_GB:80". Repeat the option for each shape; '
+                         'all are counted together once per '
+                         'cache_seconds.'),
+    cfg.BoolOpt('capacity_per_aggregate', default=False,
+                help='Also report each capacity_shape\'s fits per '
+                     'aggregate (an availability zone is one).'),
 ]
 
 workarounds_opts = [

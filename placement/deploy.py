@@ -68,8 +68,11 @@ def build_app(conf, database):
     enabled = conf.metrics.enabled
     if enabled:
         metrics.instrument(database.engine)
-        scrape = metrics_wsgi.MetricsEndpoint(
-            conf, [capacity_gauges.CapacityGauges(database, conf.metrics)])
+        gauges = [capacity_gauges.CapacityGauges(database, conf.metrics)]
+        if conf.metrics.capacity_shape:
+            gauges.append(capacity_gauges.ShapeGauges(database,
+                                                      conf.metrics))
+        scrape = metrics_wsgi.MetricsEndpoint(conf, gauges)
         if conf.metrics.require_auth:
             scrape = authenticated(scrape)
         # Else a scraper sends no token.

@@ -11,11 +11,12 @@ from placement import deploy
 
 def init_application():
     try:
-        conf = placement_conf.load()
+        # Building the app checks what loading cannot (the shapes of
+        # [metrics] capacity_shape).
+        return deploy.loadapp(placement_conf.load())
     except placement_conf.ConfigError as exc:
         sys.stderr.write('placement: %s\n' % exc)
         raise SystemExit(1) from None
-    return deploy.loadapp(conf)
 
 
 application = init_application()
