@@ -61,9 +61,7 @@ export class NeedToken extends Error {}
 // GET path (relative to the API root) with a query given as an object
 // or as a raw query string; the parsed JSON body.
 export async function get(path, query, signal) {
-  const secret = token();
-  if (!secret) throw new NeedToken('A token is needed.');
-  const url = new URL(path.replace(/^\//, ''), API_ROOT);
+  const url = apiUrl(path);
   if (typeof query === 'string') {
     url.search = query;
   } else if (query) {
@@ -73,15 +71,29 @@ export async function get(path, query, signal) {
       }
     }
   }
+  return send('GET', url, undefined, signal);
+}
+
+// POST a JSON body to a route that only reads (POST /capacity).
+export async function post(path, body, signal) {
+  return send('POST', apiUrl(path), JSON.stringify(body), signal);
+}
+
+function apiUrl(path) {
+  return new URL(path.replace(/^\//, ''), API_ROOT);
+}
+
+async function send(method, url, body, signal) {
+  const secret = token();
+  if (!secret) throw new NeedToken('A token is needed.');
+  const headers = {
+    'Accept': 'application/json',
+    'X-Auth-Token': secret,
+    'OpenStack-API-Version': 'placement ' + MICROVERSION,
+  };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(url, {
-    headers: {
-      'Accept': 'application/json',
-      'X-Auth-Token': secret,
-      'OpenStack-API-Version': 'placement ' + MICROVERSION,
-    },
-    cache: 'no-store',
-    credentials: 'omit',
-    signal,
+    method, headers, body, cache: 'no-store', credentials: 'omit', signal,
   });
   if (response.status === 401) {
     forgetToken();
@@ -90,8 +102,8 @@ export async function get(path, query, signal) {
   if (!response.ok) {
     let detail = response.statusText;
     try {
-      const body = await response.json();
-      detail = body.errors[0].detail;
+      const answer = await response.json();
+      detail = answer.errors[0].detail;
     } catch (e) {
       // Not the JSON error document: keep the status text.
     }

@@ -6,6 +6,7 @@ import {renderOverview} from './overview.js';
 import {renderProviders} from './providers.js';
 import {renderProvider, renderConsumer} from './provider.js';
 import {renderExplain} from './explain.js';
+import {renderCapacity} from './capacity.js';
 
 const PAGES = {
   overview: renderOverview,
@@ -13,6 +14,7 @@ const PAGES = {
   provider: renderProvider,
   consumer: renderConsumer,
   explain: renderExplain,
+  capacity: renderCapacity,
 };
 
 const main = document.getElementById('main');

@@ -1,0 +1,146 @@
+// Capacity: how many more instances of each shape (a flavor list) fit,
+// per aggregate, which resource class ends each host's run, and the free
+// space left that the shapes cannot use.  One request, POST /capacity;
+// the shapes live in the location hash (#/capacity?NAME=QUERY&...), so a
+// flavor list can be bookmarked.
+import * as api from './api.js';
+import {h, fmt, link, plural, providerLink, section} from './dom.js';
+
+const SHOWN_HOSTS = 10;
+const EXAMPLE = 'e.g.\nm1.small resources=VCPU:1,MEMORY_MB:2048,DISK_GB:20\n' +
+  'm1.large resources=VCPU:4,MEMORY_MB:8192,DISK_GB:80&member_of=<AZ aggregate uuid>';
+
+// "NAME QUERY" lines, as [metrics] capacity_shape takes them, to
+// [[name, query]]; throws on a line without both or a name given twice.
+function parseLines(text) {
+  const named = new Map();
+  for (const line of text.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const match = /^(\S+)\s+(\S.*)$/.exec(line);
+    if (!match) throw new Error(`"${line}" is not a name, a space and a query string.`);
+    if (named.has(match[1])) throw new Error(`Shape ${match[1]} is named twice.`);
+    named.set(match[1], match[2].replace(/^\?/, ''));
+  }
+  return [...named];
+}
+
+export async function renderCapacity(main, {query, rawQuery, signal}) {
+  const shapes = [...query];
+  const lines = h('textarea', {id: 'shapes', rows: Math.max(3, shapes.length + 1),
+                               placeholder: EXAMPLE},
+                  shapes.map(([name, value]) => `${name} ${value}`).join('\n'));
+  const problem = h('p', {class: 'error', id: 'form-error', hidden: true});
+  const form = h('form', {id: 'capacity-form', class: 'explain-form'},
+    h('label', {class: 'wide'}, h('span', null,
+      'One shape a line: a name, a space and the query string of GET /allocation_candidates ' +
+      '(as [metrics] capacity_shape)'), lines),
+    problem,
+    h('button', {type: 'submit'}, 'Count'));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    try {
+      location.hash = '#/capacity?' + new URLSearchParams(parseLines(lines.value)).toString();
+    } catch (error) {
+      problem.textContent = error.message;
+      problem.hidden = false;
+    }
+  });
+  const folded = h('details', {class: 'query', open: !rawQuery},
+    h('summary', null, rawQuery ? h('span', null, plural(shapes.length, 'shape'), ': ',
+      h('code', {class: 'mono'}, shapes.map(([name]) => name).join(', ')),
+      h('span', {class: 'muted small'}, ' (edit)')) : 'Shapes'),
+    form);
+  main.append(h('h1', null, 'Capacity: how many more fit'), folded);
+  if (!rawQuery) return;
+
+  const answer = await api.post('capacity', {shapes: Object.fromEntries(shapes)}, signal);
+  const names = shapes.map(([name]) => name);
+  for (const shape of Object.values(answer.shapes)) {
+    for (const rp of shape.providers) api.rememberName(rp.uuid, rp.name);
+  }
+  main.append(
+    section('Fits per shape', fitsTable(shapes, answer.shapes)),
+    section('Per aggregate', aggregateTable(names, answer.shapes)),
+    section('Stranded space', strandedTable(names, answer)),
+    section('Where they fit', names.map((name, index) =>
+      hostList(name, answer.shapes[name], index === 0))));
+}
+
+// How many hosts each resource class ends the run of.
+function tally(providers) {
+  const counts = new Map();
+  for (const rp of providers) {
+    for (const rc of rp.limited_by) counts.set(rc, (counts.get(rc) || 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([rc, n]) => `${rc} on ${plural(n, 'host')}`).join(', ');
+}
+
+function fitsTable(shapes, answers) {
+  return h('div', {class: 'scroll'}, h('table', {class: 'list', id: 'fits'},
+    h('thead', null, h('tr', null, h('th', null, 'Shape'), h('th', {class: 'num'}, 'Fits'),
+      h('th', {class: 'num'}, 'Hosts'), h('th', null, 'Runs out first'), h('th', null, 'Query'))),
+    h('tbody', null, shapes.map(([name, value]) => {
+      const shape = answers[name];
+      return h('tr', {'data-shape': name},
+        h('th', {scope: 'row'}, name),
+        h('td', {class: 'num', 'data-field': 'fits'}, h('strong', null, fmt(shape.fits))),
+        h('td', {class: 'num', 'data-field': 'hosts'}, fmt(shape.providers.length)),
+        h('td', {'data-field': 'limits'}, tally(shape.providers)),
+        h('td', {class: 'mono muted small'}, value));
+    }))));
+}
+
+// Aggregates (an availability zone is one) by shape; none fits: 0.
+function aggregateTable(names, answers) {
+  const fits = new Map();
+  for (const name of names) {
+    for (const agg of answers[name].aggregates) {
+      if (!fits.has(agg.uuid)) fits.set(agg.uuid, {});
+      fits.get(agg.uuid)[name] = agg.fits;
+    }
+  }
+  if (!fits.size) return h('p', {class: 'muted', id: 'aggregates'}, 'No host that fits one is in an aggregate.');
+  return h('div', {class: 'scroll'}, h('table', {class: 'list', id: 'aggregates'},
+    h('thead', null, h('tr', null, h('th', null, 'Aggregate'),
+      names.map((name) => h('th', {class: 'num'}, name)))),
+    h('tbody', null, [...fits].map(([uuid, byShape]) => h('tr', {'data-aggregate': uuid},
+      h('th', {scope: 'row'}, link('providers?member_of=' + encodeURIComponent(uuid),
+        uuid.slice(0, 8), {class: 'tag agg', title: `aggregate ${uuid}: its members`})),
+      names.map((name) => h('td', {class: byShape[name] ? 'num' : 'num muted', 'data-shape': name},
+        fmt(byShape[name] || 0))))))));
+}
+
+function strandedTable(names, answer) {
+  const classes = Object.keys(answer.stranded).sort();
+  return h('div', null,
+    h('p', {class: 'muted small'}, 'Free space left once a shape fills the cloud, per class: ' +
+      'with each shape alone, and what none of them can use whichever fills it.'),
+    h('div', {class: 'scroll'}, h('table', {class: 'list', id: 'stranded'},
+      h('thead', null, h('tr', null, h('th', null, 'Class'), h('th', {class: 'num'}, 'No shape can use'),
+        names.map((name) => h('th', {class: 'num'}, `After ${name}`)))),
+      h('tbody', null, classes.map((rc) => h('tr', {'data-rc': rc},
+        h('th', {scope: 'row'}, rc),
+        h('td', {class: 'num', 'data-field': 'all'}, fmt(answer.stranded[rc])),
+        names.map((name) => {
+          const left = answer.shapes[name].stranded[rc];
+          return h('td', {class: 'num', 'data-shape': name}, left === undefined ? '' : fmt(left));
+        })))))));
+}
+
+// The hosts (root providers) of one shape, most first, with what ends
+// each one's run.
+function hostList(name, shape, open) {
+  const shown = shape.providers.slice(0, SHOWN_HOSTS);
+  return h('details', {class: 'hosts', 'data-shape': name, open},
+    h('summary', null, h('strong', null, name), ': ', plural(shape.fits, 'instance'), ' on ',
+      plural(shape.providers.length, 'host')),
+    shown.length ? h('div', {class: 'scroll'}, h('table', {class: 'list'},
+      h('thead', null, h('tr', null, h('th', null, 'Host'), h('th', {class: 'num'}, 'Fits'),
+        h('th', null, 'Runs out of'))),
+      h('tbody', null, shown.map((rp) => h('tr', {'data-uuid': rp.uuid},
+        h('td', null, providerLink(rp.uuid, rp.name)),
+        h('td', {class: 'num', 'data-field': 'fits'}, fmt(rp.fits)),
+        h('td', {'data-field': 'limited-by'}, rp.limited_by.join(', '))))))) : null,
+    shape.providers.length > shown.length
+      ? h('p', {class: 'muted small'}, `The first ${shown.length}, most first.`) : null);
+}
