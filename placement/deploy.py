@@ -108,6 +108,7 @@ def loadapp(conf=None):
         conf = placement_conf.load()
     setup_logging(conf)
     database = db.Database(conf)
+    app = build_app(conf, database)
     bootstrap.prepare_database(database,
                                migrate=conf.placement_database.sync_on_startup)
-    return build_app(conf, database)
+    return app

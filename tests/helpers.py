@@ -14,6 +14,7 @@ import uuid
 
 import httpx
 from hypothesis import strategies as st
+from prometheus_client import parser
 import sqlalchemy as sa
 
 from placement import tables
@@ -176,6 +177,23 @@ class Server(BackgroundProcess):
                     '--workers', str(workers), *args],
                    environ, os.path.join(workdir, 'server.log'),
                    self.url + '/')
+
+
+def scrape(url, headers=ADMIN_HEADERS):
+    """{(name, sorted label items): value} of one GET /metrics."""
+    response = httpx.get(url + '/metrics', headers=headers, timeout=30)
+    assert response.status_code == 200, response.text
+    assert response.headers['content-type'].startswith('text/plain')
+    samples = {}
+    for family in parser.text_string_to_metric_families(response.text):
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = (
+                sample.value)
+    return samples
+
+
+def value(samples, name, **labels):
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 # -- allocations over HTTP ----------------------------------------------------

@@ -11,12 +11,13 @@ import time
 
 import httpx
 import pytest
-from prometheus_client import parser
 
 import helpers
 from helpers import make_provider
 from helpers import new_uuid
 from helpers import put
+from helpers import scrape
+from helpers import value
 from placement import errors
 from placement import metrics
 
@@ -34,23 +35,6 @@ def server(database):
     srv = start_server(database, {'cache_seconds': 0})
     yield srv
     srv.stop()
-
-
-def scrape(url, headers=helpers.ADMIN_HEADERS):
-    """{(name, sorted label items): value} of one scrape."""
-    response = httpx.get(url + '/metrics', headers=headers, timeout=30)
-    assert response.status_code == 200, response.text
-    assert response.headers['content-type'].startswith('text/plain')
-    samples = {}
-    for family in parser.text_string_to_metric_families(response.text):
-        for sample in family.samples:
-            samples[(sample.name, tuple(sorted(sample.labels.items())))] = (
-                sample.value)
-    return samples
-
-
-def value(samples, name, **labels):
-    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
 def workers(server):

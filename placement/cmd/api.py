@@ -107,11 +107,12 @@ def prepare(args):
     deploy.setup_logging(conf)
     database = db.Database(conf)
     try:
+        # Build the pipeline once here so that a bad policy file, auth
+        # configuration or capacity shape stops the start with one line
+        # (before the database is touched), not in every worker.
+        deploy.build_app(conf, database)
         bootstrap.prepare_database(
             database, migrate=conf.placement_database.sync_on_startup)
-        # Build the pipeline once here so that a bad policy file or auth
-        # configuration stops the start with one line, not in every worker.
-        deploy.build_app(conf, database)
     finally:
         database.dispose()
     return conf
