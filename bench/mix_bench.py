@@ -174,6 +174,11 @@ class Http:
     def __init__(self, port):
         self.port = port
         self.local = threading.local()
+        self.opened = []
+
+    def close(self):
+        for conn in self.opened:
+            conn.close()
 
     def __call__(self, method, path, body=None):
         data = json.dumps(body) if body is not None else None
@@ -184,6 +189,7 @@ class Http:
             if fresh:
                 conn = self.local.conn = http.client.HTTPConnection(
                     '127.0.0.1', self.port, timeout=120)
+                self.opened.append(conn)
             try:
                 conn.request(method, path, body=data, headers=HEADERS)
                 response = conn.getresponse()

@@ -185,6 +185,10 @@ def report(result):
                  ' '.join(result['load_end']))]
     lines.append('schema revision after upstream / our db sync: %s'
                  % ' / '.join(result['revisions']))
+    for phase in result['phases']:
+        lines.append('%s to %s: %.0f s, load %s at its start' % (
+            phase['phase'], phase['to'], phase['end'] - phase['start'],
+            ' '.join(phase['load'])))
     for swap in result['swaps']:
         lines.append('  %(node)s %(from)s -> %(to)s: drained in %(drain_s)'
                      '.1f s, out of service %(out_of_service_s).1f s, '

@@ -111,6 +111,7 @@ def run(args):
                              swap_fleet.free_ports(4, low, high),
                              args.haproxy)
     result = {'load_start': sample_load(), 'computes': args.computes}
+    began = time.monotonic()
     db.create()
     try:
         result['revisions'] = create_schema(db.url, workdir, config_file)
@@ -118,7 +119,11 @@ def run(args):
         cloud.write(db.url)
         engine = sa.create_engine(db.url)
         before = swap_audit.snapshot(engine)
+        pb.log('  schema and cloud ready in %.0f s'
+               % (time.monotonic() - began))
         fleet.start('upstream')
+        pb.log('  three upstream nodes up in %.0f s'
+               % (time.monotonic() - began))
         mix = SwapMix(cloud, mix_bench.Http(fleet.haproxy.port), args, None)
         result.update(drive(fleet, mix, args))
         result['load_end'] = sample_load()
@@ -160,6 +165,7 @@ def drive(fleet, mix, args):
         phases.append(phase)
     stop_at = time.monotonic()
     table = mix.finish(0.0, stop_at)
+    mix.http.close()
     # The mix's own table counts only after its warm-up: errors are
     # counted here over every call it made.
     return {'table': table, 'phases': phases, 'swaps': fleet.swaps,
@@ -200,9 +206,9 @@ def parse_args(argv):
     parser.add_argument('--keep', action='store_true')
     args = parser.parse_args(argv)
     if args.short:
-        args.computes, args.refresh, args.node_hold = 200, 20.0, 3.0
+        args.computes, args.refresh, args.node_hold = 200, 20.0, 1.0
         args.creates, args.moves, args.deletes = 6.0, 0.5, 4.0
-        args.warmup, args.drain = 3.0, 30.0
+        args.warmup, args.drain = 2.0, 30.0
         args.inventory_change = 0.2
     # Until drive() tells the mix when it ended.
     args.duration = 1e9

@@ -188,9 +188,14 @@ class Node:
 
     def start(self, kind):
         """Start ``kind`` and wait until it answers ``GET /``."""
+        self.spawn(kind)
+        self.wait_ready()
+
+    def spawn(self, kind):
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=os.path.dirname(
             self.config_file))
-        log_path = os.path.join(self.workdir, '%s.log' % kind)
+        self.log_path = log_path = os.path.join(self.workdir,
+                                                '%s.log' % kind)
         # In its own directory, so that upstream's gunicorn does not import
         # this repository's placement package.
         with open(log_path, 'ab') as log:
@@ -198,6 +203,8 @@ class Node:
                 self.argv(kind), cwd=self.workdir, env=env, stdout=log,
                 stderr=subprocess.STDOUT, start_new_session=True)
         self.kind = kind
+
+    def wait_ready(self):
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -210,9 +217,9 @@ class Node:
                 pass
             time.sleep(0.2)
         self.kill()
-        with open(log_path, errors='replace') as log:
+        with open(self.log_path, errors='replace') as log:
             raise FleetError('%s %s did not start:\n%s' % (
-                self.name, kind, log.read()[-3000:]))
+                self.name, self.kind, log.read()[-3000:]))
 
     def stop(self):
         """SIGTERM to the gunicorn master, which lets the workers finish
@@ -258,7 +265,9 @@ class Fleet:
 
     def start(self, kind):
         for node in self.nodes:
-            node.start(kind)
+            node.spawn(kind)
+        for node in self.nodes:
+            node.wait_ready()
         self.haproxy.start()
         for node in self.nodes:
             self.haproxy.wait(node.name, lambda row: row['status'] == 'UP',
