@@ -136,12 +136,16 @@ def audit(engine, before, mix, fleet):
 
     failed = [{'op': call[0], 'status': call[1], 'node': call[2],
                'kind': kind_of(call),
-               'at_s': round(call[3] - mix.started, 1)}
+               'at_s': round(call[3] - mix.start_at, 1)}
               for call in calls if call[1] is None or call[1] >= 500]
     served = collections.Counter(kind_of(call) for call in calls)
     writes_by_kind = collections.Counter(
         (call[0], kind_of(call)) for call in calls
         if call[0] in ('claim', 'move', 'delete') and call[1] == 204)
+    latency = collections.defaultdict(list)
+    for call in calls:
+        if call[1] is not None and call[1] < 500:
+            latency[call[0], kind_of(call)].append(call[4] - call[3])
     expected, unknown, setter = replay(calls)
     actual = allocations_in(engine)
     lost = sorted(consumer for consumer, amounts in expected.items()
@@ -161,11 +165,22 @@ def audit(engine, before, mix, fleet):
         'requests': len(calls), 'served_by_kind': dict(served),
         'acknowledged_writes_by_kind': {'%s %s' % key: count for key, count
                                         in sorted(writes_by_kind.items())},
+        'latency_ms_by_kind': {
+            '%s %s' % key: _percentiles(values)
+            for key, values in sorted(latency.items())},
         'failed': failed, 'acknowledged_live': len(expected),
         'unknown_outcome': len(unknown), 'lost': lost,
         'unacknowledged': unacknowledged,
         'consumers_without_allocations': len(consumers - set(actual)),
         'changed_tables': changed, 'overcommit': over}
+
+
+def _percentiles(values):
+    values = sorted(values)
+    return {'count': len(values),
+            'p50': round(1000 * values[len(values) // 2]),
+            'p99': round(1000 * values[min(len(values) - 1,
+                                           len(values) * 99 // 100)])}
 
 
 def passed(result):
@@ -194,6 +209,11 @@ def report(result):
                      '.1f s, out of service %(out_of_service_s).1f s, '
                      'graceful stop %(graceful)s' % swap)
     lines.append('served by kind: %s' % result['served_by_kind'])
+    for op in ('candidates', 'claim', 'inventories'):
+        lines.append('%s ms by kind: %s' % (op, {
+            key.split()[1]: value for key, value
+            in result['latency_ms_by_kind'].items()
+            if key.split()[0] == op}))
     lines.append('acknowledged writes by kind: %s'
                  % result['acknowledged_writes_by_kind'])
     lines.append('failed requests seen by clients: %d %s' % (

@@ -99,7 +99,7 @@ def sample_load():
 def run(args):
     """The whole swap; the result as a dict (see swap_audit.report)."""
     workdir = tempfile.mkdtemp(prefix='placement-swap-')
-    db = pb.Database(args.db_url, workdir, 'swap_%d' % os.getpid())
+    db = pb.Database(args.db_url, workdir, str(os.getpid()))
     if db.backend == 'sqlite':
         raise pb.BenchError('the swap needs a database server (--db-url)')
     config_file = os.path.join(workdir, 'placement.conf')
@@ -150,24 +150,26 @@ def run(args):
 def drive(fleet, mix, args):
     """The mix through HAProxy while the phases swap the nodes."""
     mix.start()
-    started = mix.started = time.monotonic()
-    time.sleep(args.warmup + args.node_hold)
+    started = time.monotonic()
     phases = []
-    for label, kind in PHASES:
-        phase = {'phase': label, 'to': kind, 'start': time.monotonic(),
-                 'load': sample_load()}
-        for node in fleet.nodes:
-            fleet.swap(node, kind)
-            pb.log('  %s: %s is %s (%s)' % (label, node.name, kind,
-                                           '/'.join(fleet.kinds())))
-            time.sleep(args.node_hold)
-        phase['end'] = time.monotonic()
-        phases.append(phase)
-    stop_at = time.monotonic()
-    table = mix.finish(0.0, stop_at)
-    mix.http.close()
-    # The mix's own table counts only after its warm-up: errors are
-    # counted here over every call it made.
+    try:
+        time.sleep(args.warmup + args.node_hold)
+        for label, kind in PHASES:
+            phase = {'phase': label, 'to': kind, 'start': time.monotonic(),
+                     'load': sample_load()}
+            for node in fleet.nodes:
+                fleet.swap(node, kind)
+                pb.log('  %s: %s is %s (%s)' % (label, node.name, kind,
+                                               '/'.join(fleet.kinds())))
+                time.sleep(args.node_hold)
+            phase['end'] = time.monotonic()
+            phases.append(phase)
+    finally:
+        stop_at = time.monotonic()
+        # The mix's table counts from the end of its warm-up; failures
+        # are counted by swap_audit over every call.
+        table = mix.finish(0.0, stop_at)
+        mix.http.close()
     return {'table': table, 'phases': phases, 'swaps': fleet.swaps,
             'wall_s': stop_at - started}
 

@@ -158,6 +158,14 @@ class HAProxy:
             self.proc.wait(10)
 
 
+def _no_control_socket(gunicorn):
+    """Newer gunicorn opens a control socket at one path per user, which
+    the three nodes would take from each other."""
+    usage = subprocess.run([gunicorn, '--help'], capture_output=True,
+                           text=True).stdout
+    return ['--no-control-socket'] if '--no-control-socket' in usage else []
+
+
 class Node:
     """One API node: a gunicorn server whose kind can change."""
 
@@ -178,9 +186,10 @@ class Node:
     def argv(self, kind):
         bind = '127.0.0.1:%d' % self.port
         if kind == 'upstream':
-            return [os.path.join(self.upstream_venv, 'bin', 'gunicorn'),
-                    '--bind', bind, '--workers', str(self.workers),
-                    '--timeout', '300', UPSTREAM_WSGI]
+            gunicorn = os.path.join(self.upstream_venv, 'bin', 'gunicorn')
+            return [gunicorn, '--bind', bind, '--workers', str(self.workers),
+                    '--timeout', '300'] + _no_control_socket(gunicorn) + [
+                        UPSTREAM_WSGI]
         return [os.path.join(os.path.dirname(sys.executable),
                              'placement-api'), '--bind', bind,
                 '--workers', str(self.workers),
