@@ -174,6 +174,11 @@ class Http:
     def __init__(self, port):
         self.port = port
         self.local = threading.local()
+        self.opened = []
+
+    def close(self):
+        for conn in self.opened:
+            conn.close()
 
     def __call__(self, method, path, body=None):
         data = json.dumps(body) if body is not None else None
@@ -184,13 +189,15 @@ class Http:
             if fresh:
                 conn = self.local.conn = http.client.HTTPConnection(
                     '127.0.0.1', self.port, timeout=120)
+                self.opened.append(conn)
             try:
                 conn.request(method, path, body=data, headers=HEADERS)
                 response = conn.getresponse()
+                self.local.headers = response.headers
                 return response.status, response.read()
             except (OSError, http.client.HTTPException):
                 conn.close()
-        self.local.conn = None
+        self.local.conn = self.local.headers = None
         return None, None
 
 
@@ -286,8 +293,11 @@ class Mix:
         if status == 200 and self.rng.random() < self.args.inventory_change:
             body = json.loads(payload)
             for record in body['inventories'].values():
-                record['reserved'] = self.rng.randint(0, 1)
+                self.change_inventory(record)
             self.call('put_inventory', 'PUT', base + '/inventories', body)
+
+    def change_inventory(self, record):
+        record['reserved'] = self.rng.randint(0, 1)
 
     # -- scheduler ---------------------------------------------------------
 
@@ -403,12 +413,13 @@ class Mix:
             except Exception as exc:  # a broken answer is an error, go on
                 pb.log('    %s: %r' % (task.__name__, exc))
 
-    def run(self):
+    def start(self):
+        """Start the schedule: counted from the end of the warm-up until
+        ``stop_at``, which ``finish`` may be told later."""
         args = self.args
         now = time.monotonic()
         self.start_at = now + args.warmup
-        self.stop_at = self.start_at + args.duration
-        self.end_at = self.stop_at
+        self.stop_at = self.end_at = self.start_at + args.duration
         # Nodes spread over one refresh interval.
         for index in range(len(self.cloud.computes)):
             self._periodic(now + args.refresh * self.rng.random(),
@@ -419,33 +430,43 @@ class Mix:
             if rate > 0:
                 self._periodic(now + self.rng.random() / rate, 1.0 / rate,
                                func)
-        threads = [threading.Thread(target=self._worker, daemon=True)
-                   for _ in range(args.threads)]
-        for thread in threads:
+        self.threads = [threading.Thread(target=self._worker, daemon=True)
+                        for _ in range(args.threads)]
+        for thread in self.threads:
             thread.start()
-        time.sleep(max(0, self.start_at - time.monotonic()))
-        cpu = pb.group_cpu_seconds(self.server_pgid)
-        time.sleep(max(0, self.stop_at - time.monotonic()))
-        cpu = pb.group_cpu_seconds(self.server_pgid) - cpu
+
+    def finish(self, server_cpu, stop_at=None):
+        """Stop the schedule at ``stop_at`` (default: the planned end),
+        wait for the answers and return the table."""
+        if stop_at is not None:
+            self.stop_at = self.end_at = stop_at
         # Answers to requests sent before the end are waited for, but
         # only --drain seconds, so that a run takes a bounded time even
         # against a server that fell far behind.
-        drained = self.stop_at + args.drain
-        for thread in threads:
+        drained = self.stop_at + self.args.drain
+        for thread in self.threads:
             thread.join(max(0, drained - time.monotonic()))
         with self.stats.lock:
             self.stats.closed = True
-        table = self.stats.table(args.duration)
+        table = self.stats.table(self.stop_at - self.start_at)
         table['_schedule']['unanswered_at_end'] = self.stats.in_flight
         served = sum(figures['count'] for op, figures in table.items()
                      if not op.startswith('_'))
         table['_schedule']['offered_per_s'] = self.offered()
         table['_schedule']['overdue_at_end'] = sum(
             1 for due, _, _ in self.queue if due < self.stop_at)
-        table['_schedule']['server_cpu_s'] = cpu
+        table['_schedule']['server_cpu_s'] = server_cpu
         table['_schedule']['server_cpu_ms_per_request'] = (
-            1000 * cpu / served if served else None)
+            1000 * server_cpu / served if served else None)
         return table
+
+    def run(self):
+        self.start()
+        time.sleep(max(0, self.start_at - time.monotonic()))
+        cpu = pb.group_cpu_seconds(self.server_pgid)
+        time.sleep(max(0, self.stop_at - time.monotonic()))
+        cpu = pb.group_cpu_seconds(self.server_pgid) - cpu
+        return self.finish(cpu)
 
 
 # --------------------------------------------------------------------------
