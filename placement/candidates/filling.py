@@ -7,11 +7,11 @@ its allocation taken before the next.  Placements only ever take space,
 so a tree left without a candidate never gets one back, and a candidate
 stays first for as long as it stays valid.  Hence each tree is filled in
 turn, and its first candidate is repeated as often as the free space of
-every (provider, class) it takes allows (``figures.times_fitting``)
-before the combiner is asked again, on copies of the rows brought up to
-date.  A tree of one provider that no sharing provider touches is done
-after one such run, its candidates all taking the same: those trees are
-counted together, in closed form.
+every (provider, class) it takes allows (``figures.times_fitting``),
+then the next candidate of the same search that still fits (see
+``_fill_tree``).  A tree of one provider that no sharing provider
+touches is done after one such run, its candidates all taking the same:
+those trees are counted together, in closed form.
 """
 import dataclasses
 import typing
