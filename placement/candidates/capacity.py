@@ -99,11 +99,12 @@ def _fill(conn, query, version):
 
 def _answer(shape, providers, aggregates, stranded):
     filled = shape.filled
-    rc_names = shape.classes
+    # Few sets of classes end the runs: each is named once.
+    limited_by = {short: sorted(shape.classes[rc] for rc in short)
+                  for short in set(filled.short.values())}
     listed = sorted(
         ({'uuid': providers[root][0], 'name': providers[root][1],
-          'fits': fits,
-          'limited_by': sorted(rc_names[rc] for rc in filled.short[root])}
+          'fits': fits, 'limited_by': limited_by[filled.short[root]]}
          for root, fits in filled.fits.items() if fits),
         key=lambda found: (-found['fits'], found['name'], found['uuid']))
     per_aggregate = {}

@@ -7,11 +7,11 @@ its allocation taken before the next.  Placements only ever take space,
 so a tree left without a candidate never gets one back, and a candidate
 stays first for as long as it stays valid.  Hence each tree is filled in
 turn, and its first candidate is repeated as often as the free space of
-every (provider, class) it takes allows (``figures.times_fitting``)
-before the combiner is asked again, on copies of the rows brought up to
-date.  A tree of one provider that no sharing provider touches is done
-after one such run, its candidates all taking the same: those trees are
-counted together, in closed form.
+every (provider, class) it takes allows (``figures.times_fitting``),
+then the next candidate of the same search that still fits (see
+``_fill_tree``).  A tree of one provider that no sharing provider
+touches is done after one such run, its candidates all taking the same:
+those trees are counted together, in closed form.
 """
 import dataclasses
 import typing
@@ -47,23 +47,31 @@ def fill(request, trees, space):
     taken from."""
     filled = Filled()
     lone = []
-    root_of = {}
     for tree in trees:
         providers = _providers(request, tree)
         if len(providers) == 1 and not (
                 providers & request.sharing.roots.keys()):
-            lone.append(tree)
-            root_of.update(dict.fromkeys(providers, tree.root))
+            lone.append((tree, *providers))
             continue
         # A tree several candidates may come from, or whose space a
         # sharing provider shares with other trees: in root order.
         _fill_tree(request, tree, space, filled, len(providers) == 1)
     # Each lone tree gives one candidate at most, made of its provider;
     # nothing placed before touched them, and no sharing provider does.
+    # Alike lone trees (their provider read alike for every group) get
+    # alike candidates: the combiner is asked once per kind.
     alone = request._replace(sharing=candidate_search.Sharing({}, [], {}, {}))
-    for allocations, _ in candidate_search.candidates(alone, lone):
-        (rp,) = allocations
-        _run(allocations, root_of[rp], space, filled)
+    kinds = {}
+    for tree, rp in lone:
+        kind = (tuple((members or {}).get(rp) for members in tree.members),
+                tree.masks.get(rp),
+                tuple(sorted((rc, limit)
+                             for (_, rc), limit in tree.limits.items())))
+        if kind not in kinds:
+            found = next(candidate_search.candidates(alone, [tree]), None)
+            kinds[kind] = found and found[0][rp]
+        if kinds[kind] is not None:
+            _run({rp: kinds[kind]}, tree.root, space, filled)
     return filled
 
 
@@ -83,31 +91,37 @@ def _providers(request, tree):
 
 
 def _fill_tree(request, tree, space, filled, single):
+    """Fill one tree from its candidates as it stands now, in the engine's
+    order.  A run only takes space, so the candidates valid after it are
+    the later ones still fitting, in the same order (each group's options
+    stay in order, fewer of them): the one search is resumed, not asked
+    again from the start."""
     served = any(tree.root in by_root for by_root in request.sharing.serving)
-    while True:
-        found = next(candidate_search.candidates(
+    free = space.free
+    for allocations, _ in candidate_search.candidates(
             _now(request, tree.root, space) if served else request,
-            [_tree_now(request, tree, space)]), None)
-        if found is None:
-            return
-        _run(found[0], tree.root, space, filled)
+            [_tree_now(request, tree, space)]):
+        if any(free[rp, rc] < amount for rp, amounts in allocations.items()
+               for rc, amount in amounts.items()):
+            continue
+        _run(allocations, tree.root, space, filled)
         if single:
             return
 
 
 def _run(allocations, root, space, filled):
     """Place the candidate ``allocations`` as often as it fits."""
-    times = {(rp, rc): figures.times_fitting(space.free[rp, rc], amount)
+    free = space.free
+    times = [(figures.times_fitting(free[rp, rc], amount), rp, rc, amount)
              for rp, amounts in allocations.items()
-             for rc, amount in amounts.items()}
-    count = min(times.values())
-    for rp, amounts in allocations.items():
-        for rc, amount in amounts.items():
-            space.free[rp, rc] -= count * amount
-            filled.placed[rp, rc] = filled.placed.get((rp, rc), 0) \
-                + count * amount
+             for rc, amount in amounts.items()]
+    count = min(times)[0]
+    placed = filled.placed
+    for _, rp, rc, amount in times:
+        free[rp, rc] -= count * amount
+        placed[rp, rc] = placed.get((rp, rc), 0) + count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
-    filled.short[root] = frozenset(rc for (_, rc), times_ in times.items()
+    filled.short[root] = frozenset(rc for times_, _, rc, _ in times
                                    if times_ == count)
 
 

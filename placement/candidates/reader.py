@@ -150,7 +150,7 @@ class RequestSearch:
                 names, group.stack, group.spec.spread, group.spec.amounts,
                 group.layout, dialect, self.summary_classes,
                 limited=query.limit is not None and not explain
-                and not whole)
+                and not whole, every_row=rooms)
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None

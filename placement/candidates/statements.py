@@ -41,6 +41,16 @@ def probe_members(dialect, limited):
     return limited and dialect in ('sqlite', 'mysql', 'mariadb')
 
 
+def usage_summed_once(every_row, dialect):
+    """Whether a statement reading ``every_row`` of the cloud joins the
+    usage summed once per (provider, class) rather than looking it up per
+    inventory row: on PostgreSQL the lookup, written three times (figures,
+    room, capacity check), runs each time, and costed per row it makes
+    the statement look dear enough to be compiled to machine code first.
+    SQLite's lookups by index cost no more than the join."""
+    return every_row and dialect != 'sqlite'
+
+
 def providers_first(stmt):
     """MariaDB would scan the inventories of several classes and sort
     the groups; joined providers first (by the root index) the rows come
@@ -112,7 +122,7 @@ class Layout:
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
-                    summary_classes=None, limited=False):
+                    summary_classes=None, limited=False, every_row=False):
     """Rows (root, rp, trait mask, class mask, figures..., listed,
     limits...) of the providers passing the group's filters and able to
     serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
@@ -129,7 +139,8 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     what is left of its capacity, and the largest single allocation.  A
     group without amounts (traits or aggregates only) gets every provider
     passing its filters, with a class mask of 0 (and -1 listed: it never
-    has them all).  ``limited``: the request has a limit.
+    has them all).  ``limited``: the request has a limit; ``every_row``:
+    every row is read (see ``usage_summed_once``).
     """
     site = checks_mod.Site(
         RP.c.id, RP.c.root_provider_id,
@@ -155,7 +166,15 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         amount = sa.literal(amounts[classes[0]])
     else:
         amount = sa.case(amounts, value=INV.c.resource_class_id)
-    used = figures.used(INV)
+    joined = RP.join(INV, INV.c.resource_provider_id == RP.c.id)
+    if usage_summed_once(every_row, dialect):
+        usage = figures.usage_table(classes)
+        joined = joined.outerjoin(usage, sa.and_(
+            usage.c.resource_provider_id == INV.c.resource_provider_id,
+            usage.c.resource_class_id == INV.c.resource_class_id))
+        used = usage.c.used
+    else:
+        used = figures.used(INV)
     site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
                            used=used, amount=amount)
     # HasInventory of every class is one IN list; the units and capacity
@@ -192,7 +211,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     columns.append(_uuid_of(RP.c.id))
     return (
         sa.select(*columns)
-        .select_from(RP.join(INV, INV.c.resource_provider_id == RP.c.id))
+        .select_from(joined)
         .where(*where)
         .group_by(*order)
         .order_by(*order))
