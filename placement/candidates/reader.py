@@ -149,8 +149,8 @@ class RequestSearch:
             group.stmt = statements.group_statement(
                 names, group.stack, group.spec.spread, group.spec.amounts,
                 group.layout, dialect, self.summary_classes,
-                limited=query.limit is not None and not explain
-                and not whole)
+                # Weighed answers read some trees by root (ranking.py).
+                limited=query.limit is not None and not explain)
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None
@@ -251,16 +251,52 @@ class RequestSearch:
                         limits[rc] = min(room, max_unit)
             yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
 
+    # -- ranking (the weigh stage, see ranking.py) ---------------------------
+
+    def ranking_rows(self):
+        """Per group that reads (by index), [(root, rp, {rc: free})]:
+        the providers passing its checks (statements.ranking_statement)
+        and their free space of the classes they can serve.  Groups
+        without amounts are left out.  Providers with alike figures
+        share one dict (never changed)."""
+        dialect = self.conn.dialect.name
+        found = {}
+        alike = {}
+        for index in self.reading:
+            group = self.groups[index]
+            if not group.spec.amounts:
+                continue
+            layout = statements.Layout(group.spec.amounts, dialect, False)
+            stmt = statements.ranking_statement(
+                self.names, group.stack, group.spec.spread,
+                group.spec.amounts, layout, dialect)
+            if self.root_filter is not None:
+                stmt = stmt.where(self.root_filter)
+            rows = []
+            for row in fetch(self.conn, stmt):
+                part = row[2:]
+                free = alike.get(part)
+                if free is None:
+                    free = alike[part] = {}
+                    layout.frees(part, free)
+                rows.append((row[0], row[1], free))
+            found[index] = rows
+        return found
+
     # -- trees --------------------------------------------------------------
 
-    def trees(self):
+    def trees(self, roots=None):
         """candidate_search.Tree values in root order: every tree with
-        providers for some group, or served by sharing providers."""
-        streams = [_by_root(self._rows(self._group_rows(self.groups[index]),
+        providers for some group, or served by sharing providers; only
+        those of ``roots`` (a sorted list) when given."""
+        streams = [_by_root(self._rows(self._group_rows(self.groups[index],
+                                                        roots),
                                        self.groups[index]), index)
                    for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}
+        if roots is not None:
+            anchored &= set(roots)
         if anchored and self.root_filter is not None:
             anchored &= {row[0] for row in rows_for(
                 self.conn, sa.select(RP.c.id).where(
@@ -272,7 +308,7 @@ class RequestSearch:
             streams.append(_parents_by_root(self._read(
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
-                .order_by(RP.c.root_provider_id, RP.c.id))))
+                .order_by(RP.c.root_provider_id, RP.c.id), roots)))
         read_by = self.read_by
         if len(streams) == 1 and len(read_by) == 1:
             for root, _, rows in streams[0]:
@@ -290,17 +326,23 @@ class RequestSearch:
                     parents = data
             yield _tree(root, own, parents, read_by)
 
-    def _group_rows(self, group):
+    def _group_rows(self, group, roots=None):
         # Not for the sharing providers' read: a few providers, found by
         # their inventories.
         stmt = statements.providers_first(group.stmt)
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
-        return self._read(stmt)
+        return self._read(stmt, roots)
 
-    def _read(self, stmt):
+    def _read(self, stmt, roots=None):
         """The rows of ``stmt`` (ordered by root first) as they are
-        consumed: paged when a limit may stop the reading early."""
+        consumed: paged when a limit may stop the reading early; only
+        those of the trees of ``roots`` (sorted) when given."""
+        if roots is not None:
+            return itertools.chain.from_iterable(
+                fetch(self.conn, stmt.where(
+                    RP.c.root_provider_id.in_(chunk)))
+                for chunk in base.chunks(roots))
         if self.page is not None:
             return self._paged(stmt)
         result = self.conn.execute(stmt)
