@@ -33,6 +33,8 @@ import operator
 import random
 
 from placement import candidate_search
+from placement.candidates import reader
+from placement.candidates import statements
 from placement.candidates import weigh
 
 
@@ -43,10 +45,40 @@ def applies(query, reading, conf):
             and any(group.spec.amounts for group in reading.groups))
 
 
+def provider_rows(reading):
+    """Per group that reads (by index, see reader.RequestSearch), [(root,
+    rp, {rc: free})]: the providers passing its checks and their free
+    space of the classes they can serve.  Groups without amounts are
+    left out.  Providers with alike figures share one dict (never
+    changed)."""
+    dialect = reading.conn.dialect.name
+    found = {}
+    alike = {}
+    for index in reading.reading:
+        group = reading.groups[index]
+        if not group.spec.amounts:
+            continue
+        layout = statements.Layout(group.spec.amounts, dialect, False)
+        stmt = statements.ranking_statement(
+            reading.names, group.stack, group.spec.spread,
+            group.spec.amounts, layout, dialect)
+        if reading.root_filter is not None:
+            stmt = stmt.where(reading.root_filter)
+        mine = found[index] = []
+        for row in reader.fetch(reading.conn, stmt):
+            part = row[2:]
+            free = alike.get(part)
+            if free is None:
+                free = alike[part] = {}
+                layout.frees(part, free)
+            mine.append((row[0], row[1], free))
+    return found
+
+
 def bounds(rows, groups):
     """{root: (high, low)}, each {rc: bound} on the free space its
     candidates leave (see the module docstring), from the
-    ``RequestSearch.ranking_rows`` ``rows`` and the combiner's
+    ``rows`` (see ``provider_rows``) and the combiner's
     ``groups``."""
     counts = {}
     amounts = {}
@@ -139,7 +171,7 @@ def ranked(reading, request, conf, limit, rng=random):
     ``request`` the combiner's Request, ``conf`` the [placement]
     group."""
     multipliers = weigh.multipliers(reading.names, conf)
-    trees = bounds(reading.ranking_rows(), request.groups)
+    trees = bounds(provider_rows(reading), request.groups)
     done = _Read(reading, request)
     _find_top(trees, done, [rc for rc, value in multipliers.items()
                             if value > 0])

@@ -251,38 +251,6 @@ class RequestSearch:
                         limits[rc] = min(room, max_unit)
             yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
 
-    # -- ranking (the weigh stage, see ranking.py) ---------------------------
-
-    def ranking_rows(self):
-        """Per group that reads (by index), [(root, rp, {rc: free})]:
-        the providers passing its checks (statements.ranking_statement)
-        and their free space of the classes they can serve.  Groups
-        without amounts are left out.  Providers with alike figures
-        share one dict (never changed)."""
-        dialect = self.conn.dialect.name
-        found = {}
-        alike = {}
-        for index in self.reading:
-            group = self.groups[index]
-            if not group.spec.amounts:
-                continue
-            layout = statements.Layout(group.spec.amounts, dialect, False)
-            stmt = statements.ranking_statement(
-                self.names, group.stack, group.spec.spread,
-                group.spec.amounts, layout, dialect)
-            if self.root_filter is not None:
-                stmt = stmt.where(self.root_filter)
-            rows = []
-            for row in fetch(self.conn, stmt):
-                part = row[2:]
-                free = alike.get(part)
-                if free is None:
-                    free = alike[part] = {}
-                    layout.frees(part, free)
-                rows.append((row[0], row[1], free))
-            found[index] = rows
-        return found
-
     # -- trees --------------------------------------------------------------
 
     def trees(self, roots=None):
