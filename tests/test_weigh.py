@@ -237,6 +237,20 @@ def test_trees_failing_the_rules_over_trees_give_way_to_the_next(
         assert roots == expected, order
 
 
+def test_groups_of_other_classes_with_alike_figures_are_not_confused(
+        configured, w):
+    # The ranking rows of the two groups hold the same values (8 free of
+    # the group's one class): each must stay its own class's figure.
+    w.add('host', inventory={'DISK_GB': 10})
+    w.add('numa', parent='host', inventory={'VCPU': 8})
+    w.add('memory', parent='host', inventory={'MEMORY_MB': 8})
+    spread = configured(candidate_order='spread')
+    body = get_candidates(spread, resources1='VCPU:1',
+                          resources2='MEMORY_MB:1', group_policy='none',
+                          limit='1')
+    assert len(body['allocation_requests']) == 1
+
+
 def test_ten_identical_requests_start_on_different_trees(configured, w):
     for index in range(100):
         w.add('cn%d' % index, inventory={'VCPU': 16, 'MEMORY_MB': 4096})

@@ -49,15 +49,16 @@ def provider_rows(reading):
     """Per group that reads (by index, see reader.RequestSearch), [(root,
     rp, {rc: free})]: the providers passing its checks and their free
     space of the classes they can serve.  Groups without amounts are
-    left out.  Providers with alike figures share one dict (never
-    changed)."""
+    left out.  A group's providers with alike figures share one dict
+    (never changed)."""
     dialect = reading.conn.dialect.name
     found = {}
-    alike = {}
     for index in reading.reading:
         group = reading.groups[index]
         if not group.spec.amounts:
             continue
+        # Per group: the same values mean other classes in another.
+        alike = {}
         layout = statements.Layout(group.spec.amounts, dialect, False)
         stmt = statements.ranking_statement(
             reading.names, group.stack, group.spec.spread,
