@@ -95,29 +95,19 @@ def bounds(rows, groups):
             roots.add(root)
             trees.setdefault(root, []).append(free)
         present = roots if present is None else present & roots
-    alone = max(counts.values()) == 1
-    # Providers with alike figures share one dict, so do their bounds.
-    single = {}
+    # Providers with alike figures share one dict; trees of such
+    # providers share their bounds.
+    shared = {}
     result = {}
     for root in present:
         frees = trees[root]
-        if alone and len(frees) == 1:
-            found = single.get(id(frees[0]), False)
-            if found is False:
-                found = single[id(frees[0])] = _single(frees[0], amounts)
-        else:
-            found = _bounds(frees, counts, amounts)
+        key = tuple(sorted(map(id, frees)))
+        found = shared.get(key, False)
+        if found is False:
+            found = shared[key] = _bounds(frees, counts, amounts)
         if found is not None:
             result[root] = found
     return result
-
-
-def _single(free, amounts):
-    """The bounds of a tree of one provider asked once per class: exact."""
-    if len(free) < len(amounts):
-        return None
-    left = {rc: free[rc] - amount for rc, amount in amounts.items()}
-    return left, left
 
 
 def _bounds(frees, counts, amounts):
