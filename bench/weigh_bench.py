@@ -15,6 +15,14 @@ It prints the standard deviation of RAM utilization across computes
 (spreading) or the computes used (packing), and the CPU time of the
 candidates calls (``time.process_time``, so other load matters less).
 
+``cost`` (in-process, SQLite or ``--db-url``): what an order costs,
+on explain_bench's data sets (``--flat N``: flat computes in one
+aggregate; ``--nested N``: trees of 7 providers, same_subtree) and
+queries: GET /allocation_candidates with ``limit=--limit`` per order,
+the orders interleaved round after round, in CPU ms
+(``time.process_time``: the database server's own CPU is not in it for
+MariaDB/PostgreSQL) and wall ms, with the load average.
+
 ``claims`` (HTTP, SQLite or ``--db-url``): per order and concurrency,
 a fresh server on a fresh cloud of ``--computes``, then
 placement_bench's claimers: ``--concurrency`` schedulers each asking
@@ -24,6 +32,8 @@ candidates (``limit=--limit``) and claiming the first, retrying after a
 
     .venv/bin/python bench/weigh_bench.py simulate --computes 2000 \\
         --boots 1000 --limit 200
+    .venv/bin/python bench/weigh_bench.py cost --flat 10000 \\
+        --nested 2000 [--db-url URL]
     .venv/bin/python bench/weigh_bench.py claims --computes 10000 \\
         --concurrency 10 --concurrency 50 [--db-url URL]
 """
@@ -40,9 +50,11 @@ import tempfile
 import time
 import uuid
 
+import sqlalchemy as sa
 import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import explain_bench  # noqa: E402 (the cost data sets)
 import mix_bench  # noqa: E402 (the cloud's shape and writer)
 import placement_bench as pb  # noqa: E402 (servers, claimers)
 
@@ -220,6 +232,66 @@ def simulate(args):
             failed))
 
 
+# -- cost: CPU per request and order, in-process ----------------------------
+
+def cost_run(args, kind, count):
+    """{order: [CPU ms per request]} on a fresh data set."""
+    workdir = tempfile.mkdtemp(prefix='weigh-cost-')
+    db = pb.Database(args.db_url, workdir, 'weigh_cost')
+    db.create()
+    try:
+        path = os.path.join(workdir, 'placement.conf')
+        with open(path, 'w') as out:
+            out.write('[api]\nauth_strategy = noauth2\n'
+                      '[placement_database]\nconnection = %s\n'
+                      'sync_on_startup = True\n' % db.url)
+        conf = placement_conf.load(config_files=[path])
+        app = deploy.loadapp(conf)
+        logging.getLogger().setLevel(logging.WARNING)
+        engine = sa.create_engine(db.url)
+        url = '/allocation_candidates?%s&limit=%d' % (
+            explain_bench.fill(engine, kind, count), args.limit)
+        engine.dispose()
+        times = {order: ([], []) for order in args.orders}
+        for round_ in range(args.repeats + 1):
+            for order in args.orders:
+                conf.set_override('candidate_order', order,
+                                  group='placement')
+                started = time.perf_counter()
+                elapsed, _ = explain_bench.call(app, url)
+                if round_:      # the first round warms caches up
+                    times[order][0].append(elapsed)
+                    times[order][1].append(
+                        (time.perf_counter() - started) * 1000.0)
+        return times
+    finally:
+        db.drop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def cost(args):
+    backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
+    sets = [('flat', n) for n in args.flat] + [('nested', n)
+                                               for n in args.nested]
+    print('| database | data set | order | limit | CPU ms median | CPU ms '
+          'fastest | CPU against default | wall ms median | wall against '
+          'default | load |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for kind, count in sets:
+        load = os.getloadavg()[0]
+        times = cost_run(args, kind, count)
+        base = [statistics.median(values)
+                for values in times[args.orders[0]]]
+        for order, (cpu, wall) in times.items():
+            median = statistics.median(cpu)
+            clock = statistics.median(wall)
+            print('| %s | %s %d | %s | %d | %.1f | %.1f | %.2fx | %.1f | '
+                  '%.2fx | %.1f |' % (
+                      backend, kind, count, order, args.limit, median,
+                      min(cpu), median / base[0], clock, clock / base[1],
+                      load), flush=True)
+
+
 # -- claims: concurrent first-pick schedulers over HTTP ---------------------
 
 class Flavor:
@@ -294,6 +366,15 @@ def main(argv=None):
     sim.add_argument('--seed', type=int, default=1)
     sim.add_argument('--orders', nargs='*',
                      help='only these of default, randomize, spread, pack')
+    price = commands.add_parser('cost')
+    price.add_argument('--flat', type=int, action='append', default=[])
+    price.add_argument('--nested', type=int, action='append', default=[])
+    price.add_argument('--limit', type=int, default=1000)
+    price.add_argument('--repeats', type=int, default=6)
+    price.add_argument('--orders', nargs='*',
+                       default=['default', 'spread', 'pack'])
+    price.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
+                       '(default: SQLite)')
     race = commands.add_parser('claims')
     race.add_argument('--computes', type=int, default=10000)
     race.add_argument('--concurrency', type=int, action='append')
@@ -310,6 +391,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == 'simulate':
         simulate(args)
+    elif args.command == 'cost':
+        cost(args)
     else:
         args.concurrency = args.concurrency or [10, 50]
         claims(args)

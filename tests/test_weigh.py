@@ -171,12 +171,16 @@ def scores(found, everything):
     providers=st.lists(provider_st, min_size=2, max_size=10),
     groups=st.lists(group_st, min_size=1, max_size=2),
     unsuffixed=st.booleans(),
+    isolate=st.booleans(),
     limit=st.integers(1, 6))
 def test_limited_answers_hold_the_trees_an_oracle_weighs_best(
-        ordered_clients, world, providers, groups, unsuffixed, limit):
+        ordered_clients, world, providers, groups, unsuffixed, isolate,
+        limit):
     world.clear()
     world.add_random(providers)
-    params = {'group_policy': 'none'}
+    # isolate: trees whose bounds rank them high may have no candidate
+    # (placement/candidates/ranking.py reads the next band).
+    params = {'group_policy': 'isolate' if isolate else 'none'}
     for index, group in enumerate(groups):
         suffix = '' if unsuffixed and index == 0 else str(index + 1)
         # Traits only narrow the field: left to the other property tests.
@@ -209,6 +213,42 @@ def test_limited_answers_hold_the_trees_an_oracle_weighs_best(
     unlimited = get_candidates(ordered_clients['spread'], **params)
     assert sorted(map(repr, unlimited['allocation_requests'])) == sorted(
         map(repr, everything['allocation_requests']))
+
+
+def test_trees_failing_the_rules_over_trees_give_way_to_the_next(
+        configured, w):
+    # Single providers with the most VCPU rank first but cannot isolate
+    # two groups; the trees of two providers each can.
+    for index in range(4):
+        w.add('big%d' % index, inventory={'VCPU': 64})
+    for index, size in enumerate((8, 16, 12, 10)):
+        w.add('tree%d' % index, inventory={'DISK_GB': 100})
+        for numa in range(2):
+            w.add('tree%d-numa%d' % (index, numa), parent='tree%d' % index,
+                  inventory={'VCPU': size})
+    params = {'resources1': 'VCPU:1', 'resources2': 'VCPU:1',
+              'group_policy': 'isolate', 'limit': '2'}
+    for order, expected in (('spread', {'tree1', 'tree2'}),
+                            ('pack', {'tree0', 'tree3'})):
+        client = configured(candidate_order=order, weight_tolerance=0)
+        body = get_candidates(client, **params)
+        roots = {w.name_of(uuid)[:5] for request in body[
+            'allocation_requests'] for uuid in request['allocations']}
+        assert roots == expected, order
+
+
+def test_groups_of_other_classes_with_alike_figures_are_not_confused(
+        configured, w):
+    # The ranking rows of the two groups hold the same values (8 free of
+    # the group's one class): each must stay its own class's figure.
+    w.add('host', inventory={'DISK_GB': 10})
+    w.add('numa', parent='host', inventory={'VCPU': 8})
+    w.add('memory', parent='host', inventory={'MEMORY_MB': 8})
+    spread = configured(candidate_order='spread')
+    body = get_candidates(spread, resources1='VCPU:1',
+                          resources2='MEMORY_MB:1', group_policy='none',
+                          limit='1')
+    assert len(body['allocation_requests']) == 1
 
 
 def test_ten_identical_requests_start_on_different_trees(configured, w):

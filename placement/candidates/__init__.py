@@ -9,7 +9,8 @@ The data runs one way (``pipeline.py`` holds the steps in order):
                checks; sharing providers; paging           statements.py
     combine    groups into candidates, tree by tree        candidate_search
     rank       the answer's order (limit, random sample,   pipeline.py,
-               or weighed: spread, pack)                   weigh.py
+               or weighed: spread, pack; with a limit the  weigh.py,
+               trees ranked first, read band by band)      ranking.py
     render     the response JSON, written as candidates    render.py,
                come                                        summaries.py
 

@@ -1,12 +1,14 @@
 """GET /allocation_candidates from request to response, one way:
 names -> checks -> read -> combine -> rank (weigh) -> render (see
-__init__)."""
+__init__); a weighed answer with a limit reads the trees band by band in
+the order of their weights (ranking.py)."""
 import dataclasses
 import itertools
 import random
 
 from placement import candidate_search
 from placement.candidates import names as names_mod
+from placement.candidates import ranking
 from placement.candidates import reader as reader_mod
 from placement.candidates import render
 from placement.candidates import summaries as summaries_mod
@@ -99,18 +101,24 @@ def list_candidates(conn, query, version, conf):
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
     maps_only = not all(group.amounts for group in request.groups)
-    read = _Kept(reading.trees())
-    for candidate in rank(read.watch(combine(request, read, conf)),
-                          query.limit, conf, reading):
+    if weighing(conf) and ranking.applies(query, reading, conf):
+        read = None
+        chosen = ranking.ranked(reading, request, conf, query.limit)
+    else:
+        read = _Kept(reading.trees())
+        chosen = rank(read.watch(combine(request, read, conf)), query.limit,
+                      conf, reading)
+    for candidate in chosen:
         rendering.add(candidate)
         if maps_only:
             rendering.map_only(candidate)
     reading.close()
     summaries = summaries_mod.summaries(conn, reading, rendering.providers)
     answer = Answer(rendering.finish(summaries), rendering.count)
-    if read.trees is not None and not query.root_required:
+    if read is not None and read.trees is not None \
+            and not query.root_required:
         # Without root_required the list read every tree the explanation
-        # would.
+        # would (band by band it may not have: it is read again).
         answer.unanswered = Unanswered(reading, request, read.trees)
     return answer
 

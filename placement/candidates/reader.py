@@ -149,8 +149,9 @@ class RequestSearch:
             group.stmt = statements.group_statement(
                 names, group.stack, group.spec.spread, group.spec.amounts,
                 group.layout, dialect, self.summary_classes,
-                limited=query.limit is not None and not explain
-                and not whole, every_row=rooms)
+                # Weighed answers read some trees by root (ranking.py).
+                limited=query.limit is not None and not explain,
+                every_row=rooms)
         # Rows per page of a paged read (see _paged), or None to read
         # each statement at once.
         self.page = None
@@ -253,14 +254,18 @@ class RequestSearch:
 
     # -- trees --------------------------------------------------------------
 
-    def trees(self):
+    def trees(self, roots=None):
         """candidate_search.Tree values in root order: every tree with
-        providers for some group, or served by sharing providers."""
-        streams = [_by_root(self._rows(self._group_rows(self.groups[index]),
+        providers for some group, or served by sharing providers; only
+        those of ``roots`` (a sorted list) when given."""
+        streams = [_by_root(self._rows(self._group_rows(self.groups[index],
+                                                        roots),
                                        self.groups[index]), index)
                    for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}
+        if roots is not None:
+            anchored &= set(roots)
         if anchored and self.root_filter is not None:
             anchored &= {row[0] for row in rows_for(
                 self.conn, sa.select(RP.c.id).where(
@@ -272,7 +277,7 @@ class RequestSearch:
             streams.append(_parents_by_root(self._read(
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
-                .order_by(RP.c.root_provider_id, RP.c.id))))
+                .order_by(RP.c.root_provider_id, RP.c.id), roots)))
         read_by = self.read_by
         if len(streams) == 1 and len(read_by) == 1:
             for root, _, rows in streams[0]:
@@ -290,17 +295,23 @@ class RequestSearch:
                     parents = data
             yield _tree(root, own, parents, read_by)
 
-    def _group_rows(self, group):
+    def _group_rows(self, group, roots=None):
         # Not for the sharing providers' read: a few providers, found by
         # their inventories.
         stmt = statements.providers_first(group.stmt)
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
-        return self._read(stmt)
+        return self._read(stmt, roots)
 
-    def _read(self, stmt):
+    def _read(self, stmt, roots=None):
         """The rows of ``stmt`` (ordered by root first) as they are
-        consumed: paged when a limit may stop the reading early."""
+        consumed: paged when a limit may stop the reading early; only
+        those of the trees of ``roots`` (sorted) when given."""
+        if roots is not None:
+            return itertools.chain.from_iterable(
+                fetch(self.conn, stmt.where(
+                    RP.c.root_provider_id.in_(chunk)))
+                for chunk in base.chunks(roots))
         if self.page is not None:
             return self._paged(stmt)
         result = self.conn.execute(stmt)

@@ -112,6 +112,29 @@ class Layout:
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
 
+    def free_columns(self, inventory, used):
+        """What ``ranking_statement`` reads of one class, as SQL
+        expressions: its free space on SQLite (as Python computes it),
+        else the summary figures (see the class docstring)."""
+        if self.in_sql:
+            return [figures.free(inventory, used)]
+        return self.columns(inventory, used)
+
+    def frees(self, part, into):
+        """Add {rc: free space} of the classes ``part`` (a
+        ``ranking_statement`` row from its class mask on) serves to
+        ``into``."""
+        if not self.in_sql:
+            found = {}
+            self.figures(part, found)
+            for rc, (capacity, used) in found.items():
+                into[rc] = figures.free_of(capacity, used)
+            return
+        fit = int(part[0])
+        for bit, rc in self.bits:
+            if fit >> bit & 1:
+                into[rc] = float(part[1 + bit])
+
     def rooms(self, part):
         """[(rc, free space, max_unit)] of the classes a ``summary_part``
         serves, from the limits columns (with ``limits`` set)."""
@@ -119,6 +142,45 @@ class Layout:
         at = self.limits - 3
         return [(rc, *part[at + 2 * bit:at + 2 * bit + 2])
                 for bit, rc in self.bits if fit >> bit & 1]
+
+
+def _provider_site(dialect, limited):
+    """The Site of the provider checks (see ``walk_in_root_order``,
+    ``probe_members``)."""
+    return checks_mod.Site(
+        RP.c.id, RP.c.root_provider_id,
+        member_rp=walk_in_root_order(RP.c.id, dialect),
+        member_root=walk_in_root_order(RP.c.root_provider_id, dialect),
+        probe_members=probe_members(dialect, limited))
+
+
+def _resource_conditions(ids, stack, amounts, dialect, used):
+    """The resource checks of the classes of ``amounts`` over the
+    inventory rows, ``used`` being a row's usage: HasInventory of every
+    class is one IN list; the units and capacity conditions serve every
+    class at once, the amount being a CASE over the class."""
+    if len(amounts) == 1:
+        amount = sa.literal(next(iter(amounts.values())))
+    else:
+        amount = sa.case(amounts, value=INV.c.resource_class_id)
+    site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
+                           used=used, amount=amount)
+    has_inventory = walk_in_root_order(INV.c.resource_class_id,
+                                       dialect).in_(sorted(amounts))
+    per_kind = {}
+    for check in stack:
+        if check.kind in ('units', 'capacity'):
+            per_kind.setdefault(check.kind, check)
+    return [has_inventory, *(check.clause(ids, site)
+                             for check in per_kind.values())]
+
+
+def _class_mask(classes):
+    """A provider's class mask: bit i set when it passes the resource
+    checks of the i-th of ``classes``."""
+    return sa.func.sum(sa.case(
+        {rc: 1 << bit for bit, rc in enumerate(classes)},
+        value=INV.c.resource_class_id))
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
@@ -142,11 +204,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     has them all).  ``limited``: the request has a limit; ``every_row``:
     every row is read (see ``usage_summed_once``).
     """
-    site = checks_mod.Site(
-        RP.c.id, RP.c.root_provider_id,
-        member_rp=walk_in_root_order(RP.c.id, dialect),
-        member_root=walk_in_root_order(RP.c.root_provider_id, dialect),
-        probe_members=probe_members(dialect, limited))
+    site = _provider_site(dialect, limited)
     where = [check.clause(ids, site)
              for check in checks_mod.filters(stack, spread)]
     order = (RP.c.root_provider_id, RP.c.id)
@@ -162,10 +220,6 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
                           _uuid_of(RP.c.id))
                 .where(*where).order_by(*order))
     classes = list(amounts)
-    if len(amounts) == 1:
-        amount = sa.literal(amounts[classes[0]])
-    else:
-        amount = sa.case(amounts, value=INV.c.resource_class_id)
     joined = RP.join(INV, INV.c.resource_provider_id == RP.c.id)
     if usage_summed_once(every_row, dialect):
         usage = figures.usage_table(classes)
@@ -175,24 +229,11 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         used = usage.c.used
     else:
         used = figures.used(INV)
-    site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
-                           used=used, amount=amount)
-    # HasInventory of every class is one IN list; the units and capacity
-    # conditions serve every class at once, the amount being a CASE over
-    # the class.
-    has_inventory = walk_in_root_order(INV.c.resource_class_id,
-                                       dialect).in_(sorted(amounts))
-    per_kind = {}
-    for check in stack:
-        if check.kind in ('units', 'capacity'):
-            per_kind.setdefault(check.kind, check)
-    where = [has_inventory, *(check.clause(ids, site)
-                              for check in per_kind.values()), *where]
+    where = [*_resource_conditions(ids, stack, amounts, dialect, used),
+             *where]
     # The trait mask depends on the grouped provider only, so it needs no
     # aggregate (and is then computed once per provider, not per row).
-    columns = [*order, traits, sa.func.sum(sa.case(
-        {rc: 1 << bit for bit, rc in enumerate(classes)},
-        value=INV.c.resource_class_id))]
+    columns = [*order, traits, _class_mask(classes)]
     for rc in classes:
         mine = INV.c.resource_class_id == rc
         columns += [sa.func.max(sa.case((mine, column)))
@@ -215,3 +256,28 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         .where(*where)
         .group_by(*order)
         .order_by(*order))
+
+
+def ranking_statement(ids, stack, spread, amounts, layout, dialect):
+    """Rows (root, rp, class mask, per class ``layout.free_columns``) of
+    the providers passing the group's checks (those of
+    ``group_statement``), in no order: what the weigh stage ranks trees
+    by (candidates/ranking.py).  No summary columns, and the usage is
+    summed once for all inventories rather than looked up per row; read
+    with ``layout.frees(row[2:], ...)``."""
+    usage = figures.usage_table(amounts)
+    inventory = RP.join(INV, INV.c.resource_provider_id == RP.c.id).outerjoin(
+        usage, sa.and_(
+            usage.c.resource_provider_id == INV.c.resource_provider_id,
+            usage.c.resource_class_id == INV.c.resource_class_id))
+    where = [*_resource_conditions(ids, stack, amounts, dialect,
+                                   usage.c.used),
+             *(check.clause(ids, _provider_site(dialect, False))
+               for check in checks_mod.filters(stack, spread))]
+    columns = [RP.c.root_provider_id, RP.c.id, _class_mask(list(amounts))]
+    for rc in amounts:
+        mine = INV.c.resource_class_id == rc
+        columns += [sa.func.max(sa.case((mine, column)))
+                    for column in layout.free_columns(INV, usage.c.used)]
+    return (sa.select(*columns).select_from(inventory).where(*where)
+            .group_by(RP.c.root_provider_id, RP.c.id))

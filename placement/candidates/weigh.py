@@ -25,13 +25,17 @@ the second of each, ...; so with ``limit`` at most the number of trees
 it holds the best ``limit`` trees, one candidate each.
 
 The figures come from the rows the reader already read
-(``statements.Layout``); everything below ``ranked`` is pure.
+(``statements.Layout``); everything below ``ranked`` is pure.  With a
+limit the trees are read band by band in the order of their weights,
+and only those weighed (ranking.py).
 """
+import bisect
 import operator
 import random
 import typing
 
 from placement import candidate_search
+from placement.objects import figures as figures_mod
 
 DEFAULT = 'default'
 SPREAD = 'spread'
@@ -61,14 +65,17 @@ def ranked(candidates, reading, conf, rng=random):
     [placement] group."""
     # Every tree is read (and its rows seen) before the figures are.
     candidates = list(candidates)
-    roots, free = reading.roots, figures(reading.seen)
-    multipliers = {reading.names.rc[name]: value
-                   for name, value in conf.weight_multipliers.items()
-                   if name in reading.names.rc}
-    weighed = weigh(candidates, roots, free, reading.sharing.roots,
-                    multipliers)
+    weighed = weigh(candidates, reading.roots, figures(reading.seen),
+                    reading.sharing.roots, multipliers(reading.names, conf))
     return ordered(weighed, conf.candidate_order, conf.weight_tolerance,
                    rng)
+
+
+def multipliers(names, conf):
+    """{rc id: m} of ``weight_multipliers`` (classes unknown left out)."""
+    return {names.rc[name]: value
+            for name, value in conf.weight_multipliers.items()
+            if name in names.rc}
 
 
 def figures(seen):
@@ -81,8 +88,7 @@ def figures(seen):
             layout.figures(part, found)
             mine = free.setdefault(rp, {})
             for rc, (capacity, used) in found.items():
-                # MySQL sums usage to a Decimal.
-                mine[rc] = float(capacity) - float(used or 0)
+                mine[rc] = figures_mod.free_of(capacity, used)
     return free
 
 
@@ -90,8 +96,18 @@ def weigh(candidates, roots, free, sharing, multipliers):
     """[Weighed] of ``candidates``, given the providers' ``roots`` {rp:
     root} and ``free`` {rp: {rc: free}}, the ``sharing`` providers and
     ``multipliers`` {rc: m}."""
-    found = []
     top = {}
+    found = lefts(candidates, roots, free, sharing, top)
+    shares = factors(top, multipliers)
+    return [Weighed(candidate, root, score(shares, left), left, shares)
+            for candidate, root, left in found]
+
+
+def lefts(candidates, roots, free, sharing, top):
+    """[(candidate, its root, {rc: free after the claim})] of
+    ``candidates`` (see ``weigh``); ``top`` {rc: the largest free} is
+    raised to theirs."""
+    found = []
     for candidate in candidates:
         allocations = candidate[0]
         if len(allocations) == 1:
@@ -109,16 +125,23 @@ def weigh(candidates, roots, free, sharing, multipliers):
             if value > top.get(rc, 0):
                 top[rc] = value
         found.append((candidate, _anchor(candidate, roots, sharing), left))
+    return found
+
+
+def factors(top, multipliers):
+    """[(rc, factor)]: a score is the sum of factor * free (see the
+    module docstring), given ``top`` {rc: largest free}."""
     counted = [rc for rc in top if multipliers.get(rc, 0) > 0]
     total = sum(multipliers[rc] for rc in counted)
-    factors = [(rc, multipliers[rc] / top[rc] / total) for rc in counted]
-    weighed = []
-    for candidate, root, left in found:
-        score = 0.0
-        for rc, factor in factors:
-            score += factor * left.get(rc, 0)
-        weighed.append(Weighed(candidate, root, score, left, factors))
-    return weighed
+    return [(rc, multipliers[rc] / top[rc] / total) for rc in counted]
+
+
+def score(shares, free):
+    """The score of {rc: free} by ``shares`` (see ``factors``)."""
+    value = 0.0
+    for rc, factor in shares:
+        value += factor * free.get(rc, 0)
+    return value
 
 
 def _anchor(candidate, roots, sharing):
@@ -167,17 +190,24 @@ def banded(items, weight, highest, tolerance, rng=random):
     """``items`` ordered by ``weight(item)`` (highest first when
     ``highest``), each band of items within ``tolerance`` of the band's
     first shuffled."""
+    return [item for _, item in draws(items, weight, highest, tolerance,
+                                      rng)]
+
+
+def draws(items, weight, highest, tolerance, rng=random):
+    """(the weight of its band's first, item) in ``banded``'s order, the
+    items of a band drawn at random one at a time as they are taken: a
+    large band costs what is taken of it."""
     items = sorted(items, key=weight, reverse=highest)
-    weights = list(map(weight, items))
+    # Ascending either way, so that a band ends where bisect says.
+    keys = [-weight(item) if highest else weight(item) for item in items]
     start = 0
     while start < len(items):
-        end = start + 1
-        while end < len(items) and \
-                abs(weights[end] - weights[start]) <= tolerance:
-            end += 1
-        if end - start > 1:
-            band = items[start:end]
-            rng.shuffle(band)
-            items[start:end] = band
+        end = bisect.bisect_right(keys, keys[start] + tolerance, lo=start)
+        first = weight(items[start])
+        for at in range(start, end - 1):
+            pick = rng.randrange(at, end)
+            items[at], items[pick] = items[pick], items[at]
+            yield first, items[at]
+        yield first, items[end - 1]
         start = end
-    return items

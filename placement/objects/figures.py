@@ -55,6 +55,12 @@ def free(inventory, used_expr):
     return capacity(inventory) - sa.func.coalesce(used_expr, 0)
 
 
+def free_of(capacity, used):
+    """``free`` of values already read, as a float (MySQL sums usage to
+    a Decimal; NULL usage is none)."""
+    return float(capacity) - float(used or 0)
+
+
 def times_fitting(free, amount):
     """How many allocations of ``amount`` fit one after another in
     ``free`` (a value already read): each is allowed while what is left

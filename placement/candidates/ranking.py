@@ -1,0 +1,230 @@
+"""The weighed order of a limited answer (weigh.py) without reading every
+tree in full.
+
+Per group a slim statement (``statements.ranking_statement``: the
+group's own checks, no summary columns) gives every provider passing them
+with its free space per requested class.  From it each tree gets bounds
+on what its candidates can leave free of a class: at most the sum of its
+k largest free spaces less the amounts, k being the number of groups
+asking for the class; at least its smallest less the amounts, and never
+below 0.  A tree lacking some group or class has no candidate.  Trees
+are then read in full and combined band by band, only as far as the
+weighing needs:
+
+1. ``top`` (the largest free space of a class, see weigh.py) is known
+   once every tree that could leave more free than the best candidate
+   read has been read;
+2. then trees in the order of their bounds' scores (``spread``: upper
+   bounds, highest first; ``pack``: lower bounds, lowest first; bands
+   within ``weight_tolerance`` shuffled), until ``limit`` trees gave
+   candidates and no tree left could weigh better than the limit-th by
+   more than the tolerance.
+
+A tree ranked high that fails the rules over whole trees (combining,
+same_subtree, isolate, traits spread over the providers used) gives no
+candidate, and the next band is read.  The candidates read are weighed
+and ordered as weigh.ranked does.  Sharing providers (whose candidates
+may belong to a tree other than the one read) and
+``max_allocation_candidates`` (which cuts the combiner's output in its
+own order) keep the whole read (``applies``).
+"""
+import itertools
+import operator
+import random
+
+from placement import candidate_search
+from placement.candidates import reader
+from placement.candidates import statements
+from placement.candidates import weigh
+
+
+def applies(query, reading, conf):
+    """Whether a weighed answer can be read band by band."""
+    return (query.limit is not None and not reading.sharing.roots
+            and conf.max_allocation_candidates <= 0
+            and any(group.spec.amounts for group in reading.groups))
+
+
+def provider_rows(reading):
+    """Per group that reads (by index, see reader.RequestSearch), [(root,
+    rp, {rc: free})]: the providers passing its checks and their free
+    space of the classes they can serve.  Groups without amounts are
+    left out.  A group's providers with alike figures share one dict
+    (never changed)."""
+    dialect = reading.conn.dialect.name
+    found = {}
+    for index in reading.reading:
+        group = reading.groups[index]
+        if not group.spec.amounts:
+            continue
+        # Per group: the same values mean other classes in another.
+        alike = {}
+        layout = statements.Layout(group.spec.amounts, dialect, False)
+        stmt = statements.ranking_statement(
+            reading.names, group.stack, group.spec.spread,
+            group.spec.amounts, layout, dialect)
+        if reading.root_filter is not None:
+            stmt = stmt.where(reading.root_filter)
+        mine = found[index] = []
+        for row in reader.fetch(reading.conn, stmt):
+            part = row[2:]
+            free = alike.get(part)
+            if free is None:
+                free = alike[part] = {}
+                layout.frees(part, free)
+            mine.append((row[0], row[1], free))
+    return found
+
+
+def bounds(rows, groups):
+    """{root: (high, low)}, each {rc: bound} on the free space its
+    candidates leave (see the module docstring), from the
+    ``rows`` (see ``provider_rows``) and the combiner's
+    ``groups``."""
+    counts = {}
+    amounts = {}
+    for group in groups:
+        for rc, amount in group.amounts.items():
+            counts[rc] = counts.get(rc, 0) + 1
+            amounts[rc] = amounts.get(rc, 0) + amount
+    trees = {}
+    present = None
+    for found in rows.values():
+        roots = set()
+        for root, _, free in found:
+            roots.add(root)
+            trees.setdefault(root, []).append(free)
+        present = roots if present is None else present & roots
+    # Providers with alike figures share one dict; trees of such
+    # providers share their bounds.
+    shared = {}
+    result = {}
+    for root in present:
+        frees = trees[root]
+        key = tuple(sorted(map(id, frees)))
+        found = shared.get(key, False)
+        if found is False:
+            found = shared[key] = _bounds(frees, counts, amounts)
+        if found is not None:
+            result[root] = found
+    return result
+
+
+def _bounds(frees, counts, amounts):
+    high = {}
+    low = {}
+    for rc, count in counts.items():
+        values = sorted((free[rc] for free in frees if rc in free),
+                        reverse=True)
+        if not values:
+            return None
+        high[rc] = sum(values[:count]) - amounts[rc]
+        low[rc] = max(values[-1] - amounts[rc], 0)
+    return high, low
+
+
+class _Read:
+    """The trees read in full so far, their candidates with what each
+    leaves free, and ``top`` of these."""
+
+    def __init__(self, reading, request):
+        self.reading = reading
+        self.request = request
+        self.roots = set()
+        self.found = []
+        self.top = {}
+        self.free = {}
+        self._seen = 0
+
+    def read(self, roots):
+        self.roots.update(roots)
+        candidates = list(candidate_search.candidates(
+            self.request, self.reading.trees(sorted(roots))))
+        seen = self.reading.seen
+        self.free.update(weigh.figures(seen[self._seen:]))
+        self._seen = len(seen)
+        self.found += weigh.lefts(candidates, self.reading.roots, self.free,
+                                  {}, self.top)
+
+    def weights(self, shares, highest):
+        """{root: its weight} of the trees read that gave candidates."""
+        best = max if highest else min
+        found = {}
+        for _, root, left in self.found:
+            value = weigh.score(shares, left)
+            found[root] = best(found.get(root, value), value)
+        return found
+
+
+def ranked(reading, request, conf, limit, rng=random):
+    """The first ``limit`` candidates of the answer's order (see the
+    module docstring); ``reading`` is the reader's RequestSearch,
+    ``request`` the combiner's Request, ``conf`` the [placement]
+    group."""
+    multipliers = weigh.multipliers(reading.names, conf)
+    trees = bounds(provider_rows(reading), request.groups)
+    done = _Read(reading, request)
+    _find_top(trees, done, [rc for rc, value in multipliers.items()
+                            if value > 0])
+    shares = weigh.factors(done.top, multipliers)
+    highest = conf.candidate_order == weigh.SPREAD
+    tolerance = conf.weight_tolerance
+    side = 0 if highest else 1
+    # Trees of alike providers share their bounds, so do their scores.
+    scores = {}
+    scored = []
+    for root, found in trees.items():
+        if root not in done.roots:
+            value = scores.get(id(found[side]))
+            if value is None:
+                value = scores[id(found[side])] = weigh.score(
+                    shares, found[side])
+            scored.append((value, root))
+    draws = weigh.draws(scored, operator.itemgetter(0), highest, tolerance,
+                        rng)
+    # The next tree to read, and the bound of its band's first: no tree
+    # left weighs better.
+    pending = next(draws, None)
+    step = max(limit // 8, 1)
+    while pending is not None:
+        weights = done.weights(shares, highest)
+        if len(weights) >= limit:
+            kth = sorted(weights.values(), reverse=highest)[limit - 1]
+            if (pending[0] <= kth + tolerance if highest
+                    else pending[0] >= kth - tolerance):
+                break
+        batch = []
+        while pending is not None and len(batch) < max(
+                limit - len(weights), step):
+            batch.append(pending[1][1])
+            pending = next(draws, None)
+        done.read(batch)
+        step *= 2
+    weighed = [weigh.Weighed(candidate, root, weigh.score(shares, left),
+                             left, shares)
+               for candidate, root, left in done.found]
+    return itertools.islice((item.candidate for item in weigh.ordered(
+        weighed, conf.candidate_order, tolerance, rng)), limit)
+
+
+def _find_top(trees, done, classes):
+    """Read the trees that could leave more of one of ``classes`` free
+    than any candidate read, most first, until none is left."""
+    # {rc: {upper bound: [roots]}}: trees of alike providers share one.
+    highs = {rc: {} for rc in classes}
+    for root, (high, _) in trees.items():
+        for rc, by_value in highs.items():
+            by_value.setdefault(high.get(rc, 0), []).append(root)
+    for rc, by_value in highs.items():
+        size = 1
+        for value in sorted(by_value, reverse=True):
+            roots = by_value[value]
+            while roots and value > done.top.get(rc, 0):
+                batch = [root for root in roots[:size]
+                         if root not in done.roots]
+                del roots[:size]
+                if batch:
+                    done.read(batch)
+                size *= 2
+            if value <= done.top.get(rc, 0):
+                break
