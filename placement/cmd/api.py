@@ -8,7 +8,9 @@ Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 start, so that they do not race each other migrating it.  SIGHUP reads the
 configuration (and policy) again and replaces the workers with workers
 that use it, as upstream's re-imported WSGI module does; a configuration
-that does not load is logged and the server keeps the one it has.
+that does not load is logged and the server keeps the one it has, and a
+policy file that does not load is logged and the workers keep the rules
+loaded last.
 """
 import argparse
 import logging
@@ -27,6 +29,7 @@ from placement import conf as placement_conf
 from placement import db
 from placement import deploy
 from placement import metrics
+from placement import policy
 from placement.objects import bootstrap
 
 
@@ -39,9 +42,9 @@ LOG = logging.getLogger(__name__)
 
 class _Server(gunicorn_base.BaseApplication):
 
-    def __init__(self, args, conf, options):
+    def __init__(self, args, prepared, options):
         self._args = args
-        self._conf = conf
+        self._conf, self._policy_rules = prepared
         self._options = options
         super().__init__()
 
@@ -49,7 +52,8 @@ class _Server(gunicorn_base.BaseApplication):
         # SIGHUP, in the server process, before the new workers fork.  Any
         # error is caught: raised here it would stop the whole server.
         try:
-            self._conf = prepare(self._args)
+            self._conf, self._policy_rules = prepare(self._args,
+                                                     self._policy_rules)
         except Exception:
             LOG.exception('Configuration not reloaded, keeping the running '
                           'one')
@@ -64,7 +68,8 @@ class _Server(gunicorn_base.BaseApplication):
     def load(self):
         # Runs in each worker after the fork: its own engine and pool, but
         # logging and the database were already prepared by main().
-        return deploy.build_app(self._conf, db.Database(self._conf))
+        return deploy.build_app(self._conf, db.Database(self._conf),
+                                self._policy_rules)
 
 
 # Chosen by measuring the request mix of bench/mix_bench.py, see
@@ -101,8 +106,10 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def prepare(args):
-    """Configuration and database work done once, before forking."""
+def prepare(args, policy_rules=None):
+    """Configuration and database work done once, before forking: the
+    configuration and the policy rules in force (``policy_rules``, those
+    in force so far, stay if the policy files no longer load)."""
     conf = placement_conf.load(config_files=args.config_file)
     deploy.setup_logging(conf)
     database = db.Database(conf)
@@ -111,10 +118,11 @@ def prepare(args):
             database, migrate=conf.placement_database.sync_on_startup)
         # Build the pipeline once here so that a bad policy file or auth
         # configuration stops the start with one line, not in every worker.
-        deploy.build_app(conf, database)
+        policy_rules = policy.make_enforcer(conf, policy_rules).rules
+        deploy.build_app(conf, database, policy_rules)
     finally:
         database.dispose()
-    return conf
+    return conf, policy_rules
 
 
 def _child_exit(server, worker):
@@ -141,7 +149,7 @@ def main(argv=None):
 
 def _serve(args):
     try:
-        conf = prepare(args)
+        prepared = prepare(args)
     except common.EXPECTED_ERRORS as exc:
         return common.fail('placement-api', exc)
     options = {
@@ -171,7 +179,7 @@ def _serve(args):
     }
     # What gunicorn refuses by itself is answered in the JSON error format.
     http_errors.install()
-    _Server(args, conf, options).run()
+    _Server(args, prepared, options).run()
     return 0
 
 
