@@ -4,6 +4,7 @@ complete requests, a request that does not arrive in time is dropped
 first finishes the requests it holds, signals to a server under load fail
 no request (and SIGHUP re-reads the configuration), and process-global
 state is right when requests run in threads."""
+import collections
 import concurrent.futures
 import contextlib
 import gc
@@ -226,6 +227,44 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, backend, stop):
         else:
             _new_worker(server, worker)
             assert httpx.get(server.url + '/').status_code == 200
+    finally:
+        server.stop()
+        database.drop()
+
+
+def test_killed_worker_loses_at_most_its_connections(tmp_path):
+    # More requests than the worker may hold connections wait, all held
+    # in flight by the traits table's lock; the worker is SIGKILLed.  It
+    # loses the requests of the connections it held, no more: the others
+    # were still queued on the listening socket, which its replacement
+    # serves once the lock is gone.
+    connections, requests = 4, 12
+    database = helpers.TestDatabase('sqlite', str(tmp_path))
+    helpers.write_config(str(tmp_path), database.url)
+    server = helpers.Server(str(tmp_path), workers=1, args=[
+        '--worker-connections', str(connections)])
+    try:
+        worker = _new_worker(server, None)
+
+        def write(index):
+            try:
+                return httpx.put(
+                    server.url + '/traits/CUSTOM_KILLED_%d' % index,
+                    headers=helpers.ADMIN_HEADERS, timeout=60).status_code
+            except httpx.TransportError:
+                return 'lost'
+        with concurrent.futures.ThreadPoolExecutor(requests) as pool:
+            with _writes_held(database):
+                writes = [pool.submit(write, index)
+                          for index in range(requests)]
+                time.sleep(1.5)
+                os.kill(worker, signal.SIGKILL)
+                _new_worker(server, worker)
+                time.sleep(1)
+            answers = collections.Counter(
+                future.result() for future in writes)
+        assert answers == {'lost': connections,
+                           201: requests - connections}, server.log()
     finally:
         server.stop()
         database.drop()

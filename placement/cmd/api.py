@@ -1,7 +1,8 @@
 """placement-api: serve the service with gunicorn.
 
     placement-api [--bind 127.0.0.1:8778] [--workers N] [--threads N]
-                  [--request-timeout S] [--timeout S] [--max-requests N]
+                  [--worker-connections N] [--request-timeout S]
+                  [--timeout S] [--max-requests N]
 
 Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 ``--config-file``).  The database is prepared once here, before the workers
@@ -75,6 +76,9 @@ class _Server(gunicorn_base.BaseApplication):
 # Chosen by measuring the request mix of bench/mix_bench.py, see
 # docs/operators.md.
 DEFAULT_THREADS = 4
+# Connections one worker holds at most, and so the requests a SIGKILL of
+# it can lose; stalled or idle clients use them up too (docs/operators.md).
+DEFAULT_WORKER_CONNECTIONS = 8 * DEFAULT_THREADS
 DEFAULT_REQUEST_TIMEOUT = 10.0
 GRACEFUL_TIMEOUT = 10
 
@@ -92,6 +96,11 @@ def parse_args(argv):
                         help='worker processes (default: cores, at most 4)')
     parser.add_argument('--threads', type=int, default=DEFAULT_THREADS,
                         help='request threads per worker (default %(default)s)')
+    parser.add_argument('--worker-connections', type=int,
+                        default=DEFAULT_WORKER_CONNECTIONS,
+                        help='connections a worker holds at most, idle and '
+                        'arriving ones included; more wait for a worker '
+                        '(default %(default)s)')
     parser.add_argument('--request-timeout', type=float,
                         default=DEFAULT_REQUEST_TIMEOUT,
                         help='seconds a request may take to arrive before '
@@ -167,6 +176,7 @@ def _serve(args):
         # idle clients never hold one (see placement/cmd/worker.py).
         'worker_class': worker.worker_class(args.request_timeout),
         'threads': args.threads,
+        'worker_connections': args.worker_connections,
         # The service writes its own access line per request.
         'accesslog': None,
         'proc_name': 'placement-api',
