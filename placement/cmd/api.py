@@ -78,7 +78,7 @@ class _Server(gunicorn_base.BaseApplication):
 DEFAULT_THREADS = 4
 # Connections one worker holds at most, and so the requests a SIGKILL of
 # it can lose; stalled or idle clients use them up too (docs/operators.md).
-DEFAULT_WORKER_CONNECTIONS = 8 * DEFAULT_THREADS
+DEFAULT_WORKER_CONNECTIONS = 64
 DEFAULT_REQUEST_TIMEOUT = 10.0
 GRACEFUL_TIMEOUT = 10
 
