@@ -277,7 +277,10 @@ def main(argv=None):
         runner.start()
         started = time.monotonic() + args.warmup
         for minute in range(args.minutes + 1):
-            time.sleep(max(0, started + 60 * minute - time.monotonic()))
+            # The last sample a little before the end, while clients are
+            # still connected as during the run.
+            at = started + 60 * minute - (5 if minute == args.minutes else 0)
+            time.sleep(max(0, at - time.monotonic()))
             sampler.sample(minute)
         runner.join()
     finally:
