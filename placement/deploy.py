@@ -44,14 +44,15 @@ def setup_logging(conf):
     logging.getLogger('sqlalchemy').setLevel(logging.WARNING)
 
 
-def build_app(conf, database):
+def build_app(conf, database, policy_fallback=None):
     """The middleware pipeline around the router, outermost last.
 
     The console, the OpenAPI document and ``GET /metrics`` are found by
     one path look-up in front of the API's own layers; each has just the
-    layers it needs in front of it, as the API has.
+    layers it needs in front of it, as the API has.  ``policy_fallback``:
+    the policy rules to serve with if the policy files do not load.
     """
-    enforcer = policy.make_enforcer(conf)
+    enforcer = policy.make_enforcer(conf, policy_fallback)
 
     def negotiated(app):
         app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)

@@ -12,6 +12,8 @@ import time
 from oslo_context import context
 from oslo_policy import policy
 
+LOG = logging.getLogger(__name__)
+
 ADMIN_API = 'admin_api'
 SERVICE_API = 'service_api'
 ADMIN_OR_SERVICE_API = 'admin_or_service_api'
@@ -170,14 +172,20 @@ class Enforcer(policy.Enforcer):
     it, some 60 microseconds a request, for a decision that depends only
     on the rule, the target and the caller's policy values: those few
     combinations are decided once per interval.
+
+    A policy file edited into one that does not load is logged, and the
+    rules loaded before stay: this enforcer's own, or, for a new one,
+    ``fallback`` (a worker started after the edit gets the rules its
+    server loaded last).  Without either the error is raised.
     """
 
     RECHECK_SECONDS = 1.0
     # Decisions kept per interval at most, whoever calls.
     MAX_DECISIONS = 1024
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, fallback=None, **kwargs):
         self._decisions = {}
+        self._fallback = fallback
         super().__init__(*args, **kwargs)
         self._next_check = 0.0
 
@@ -186,7 +194,18 @@ class Enforcer(policy.Enforcer):
         if force_reload or now >= self._next_check:
             # Set first: threads arriving meanwhile skip rather than pile in.
             self._next_check = now + self.RECHECK_SECONDS
-            super().load_rules(force_reload)
+            try:
+                super().load_rules(force_reload)
+            # A file that does not parse raises whatever its parser does.
+            except Exception:
+                kept = self.rules or self._fallback
+                if not kept:
+                    raise
+                LOG.exception('The policy file %s does not load: the rules '
+                              'loaded before stay in force until it is '
+                              'fixed', self.policy_path)
+                # oslo.policy re-reads the file only once it changes again.
+                self.set_rules(kept, use_conf=True)
             self._decisions = {}
 
     def authorize(self, rule, target, creds, do_raise=False, *args,
@@ -225,8 +244,10 @@ def _decision_key(rule, target, creds):
         return None
 
 
-def make_enforcer(conf):
-    enforcer = Enforcer(conf)
+def make_enforcer(conf, fallback=None):
+    """An enforcer with the rules of the configured policy files, or with
+    ``fallback`` (the rules of an earlier enforcer) if they do not load."""
+    enforcer = Enforcer(conf, fallback=fallback)
     enforcer.register_defaults(list_rules())
     # Read policy.yaml now, so that a broken file stops the start-up.
     enforcer.load_rules()

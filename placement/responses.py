@@ -11,6 +11,11 @@ from placement import timestamps
 JSON = 'application/json'
 
 
+# ``last_modified`` of an answer that upstream sends without one (an empty
+# inventory, a provider update that left updated_at empty); None is now.
+UNDATED = object()
+
+
 def json_response(req, data, status=200, last_modified=None):
     """A JSON response; from 1.15 with cache headers."""
     return encoded_json_response(req, orjson.dumps(data), status,
@@ -24,7 +29,8 @@ def encoded_json_response(req, body, status=200, last_modified=None):
     response.body = body
     if negotiation.at_least(req, microversions.CACHE_HEADERS):
         response.cache_control = 'no-cache'
-        response.last_modified = last_modified or timestamps.utcnow()
+        if last_modified is not UNDATED:
+            response.last_modified = last_modified or timestamps.utcnow()
     return response
 
 

@@ -91,7 +91,7 @@ def _with_server(url, server_url):
 
 @contextlib.contextmanager
 def service(backend, workers, query=None, server_url=None, nodes=(),
-            replica_url=None):
+            replica_url=None, extra_config=''):
     """A fresh database on ``backend`` and placement-api on it.
 
     ``query`` adds URL query parameters for the service's connections
@@ -99,7 +99,8 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
     server other than the one the test environment names.  ``nodes`` are
     more servers of the same cluster (Galera nodes): each gets an API
     process of its own.  ``replica_url`` is a replica server every API
-    process reads from (``slave_connection``).
+    process reads from (``slave_connection``).  ``extra_config`` is added
+    to every process's placement.conf.
     """
     workdir = tempfile.mkdtemp(prefix='placement-stress-')
     database = helpers.TestDatabase(backend, workdir, server_url=server_url)
@@ -110,7 +111,7 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
             url = sa.engine.make_url(url).update_query_dict(
                 query).render_as_string(hide_password=False)
         extra = ('slave_connection = %s\n' % _with_server(url, replica_url)
-                 if replica_url else '')
+                 if replica_url else '') + extra_config
         # The first process migrates the database; the others, started
         # once it has, find it ready.
         for index, node in enumerate([None, *nodes]):

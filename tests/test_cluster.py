@@ -17,9 +17,12 @@ Each run prints a ``[stress]`` line with its figures.  The module takes a
 few minutes, so it runs only with ``PLACEMENT_TEST_CLUSTER=1`` (or under
 CI).
 """
+import collections
 import contextlib
 import os
+import threading
 import time
+import uuid
 
 import httpx
 import pytest
@@ -171,6 +174,81 @@ def test_galera_node_killed_mid_load(galera, capsys):
         o for o in dead if o.status != 503 or not o.clear][:5]
     assert load.figures()['no_answer'] == 0
     stress.assert_sound(load, check, svc.log, allow_503=True)
+
+
+# Rounds of the class delete / inventory write race.
+RACE_ROUNDS = 40
+
+
+def _race(delete_url, write_url, name, provider):
+    """DELETE class ``name`` through one API process while another gives
+    ``provider`` its first inventory of it: (delete status, write
+    status)."""
+    barrier = threading.Barrier(2)
+    answers = {}
+
+    def send(key, url, method, path, body=None):
+        with httpx.Client(base_url=url, headers=stress.HEADERS,
+                          timeout=30) as http:
+            barrier.wait()
+            answers[key] = http.request(method, path, json=body).status_code
+    threads = [
+        threading.Thread(target=send, args=(
+            'delete', delete_url, 'DELETE', '/resource_classes/' + name)),
+        threading.Thread(target=send, args=(
+            'write', write_url, 'PUT',
+            '/resource_providers/%s/inventories' % provider,
+            {'resource_provider_generation': 0,
+             'inventories': {name: {'total': 1}}}))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers['delete'], answers['write']
+
+
+def test_galera_class_delete_and_inventory_write_are_ordered(galera, capsys):
+    # The delete goes through one node, the first inventory of the class
+    # through another, at the same moment.  Either the delete wins (the
+    # write finds no such class, 400) or the write does (the class is in
+    # use, 409); both succeeding would leave inventory of a deleted class.
+    with _on_cluster(galera) as svc:
+        delete_url, write_url = svc.urls[:2]
+        with httpx.Client(base_url=delete_url, headers=stress.HEADERS,
+                          timeout=30) as http:
+            providers = []
+            for index in range(RACE_ROUNDS):
+                rp = str(uuid.uuid4())
+                stress.expect_ok(http.post('/resource_providers', json={
+                    'name': 'race-%d' % index, 'uuid': rp}))
+                providers.append(rp)
+                stress.expect_ok(http.put(
+                    '/resource_classes/CUSTOM_RACE_%d' % index))
+        engine = sa.create_engine(_synced_url(svc.db_url))
+        try:
+            # Every class and provider is on the writing node first.
+            with engine.connect() as conn:
+                conn.execute(sa.text('SELECT COUNT(*) FROM resource_classes'))
+            before = galera.counters()
+            outcomes = [_race(delete_url, write_url, 'CUSTOM_RACE_%d' % index,
+                              rp) for index, rp in enumerate(providers)]
+            conflicts = _certification(galera, before)
+            with engine.connect() as conn:
+                orphans = conn.execute(sa.text(
+                    'SELECT COUNT(*) FROM inventories WHERE resource_class_id '
+                    'NOT IN (SELECT id FROM resource_classes)')).scalar()
+        finally:
+            engine.dispose()
+    tally = collections.Counter(outcomes)
+    with capsys.disabled():
+        print('\n[race] class delete vs first inventory through two nodes, '
+              '%d rounds: %s orphans=%d%s' % (
+                  RACE_ROUNDS, dict(tally), orphans, conflicts))
+    assert orphans == 0, tally
+    assert tally[204, 200] == 0, tally
+    assert set(tally) <= {(204, 400), (409, 200)}, (tally, svc.log[-3000:])
+    # Both orders happened: the two did race.
+    assert tally[204, 400] and tally[409, 200], tally
 
 
 class _Replica:

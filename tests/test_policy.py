@@ -3,6 +3,8 @@ without a restart, within the enforcer's recheck interval."""
 import os
 import time
 
+import pytest
+
 from placement import conf as placement_conf
 from placement import context
 from placement import policy
@@ -67,3 +69,29 @@ def test_decisions_are_kept_until_the_recheck(tmp_path, monkeypatch):
     clock[0] += policy.Enforcer.RECHECK_SECONDS
     assert allowed(['admin'])
     assert len(evaluated) == 4
+
+
+def test_policy_file_that_stops_loading_keeps_the_rules_in_force(
+        tmp_path, monkeypatch, caplog):
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text('"%s": "!"\n' % RULE)
+    conf_file = tmp_path / 'placement.conf'
+    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    conf = placement_conf.load(config_files=[str(conf_file)])
+    clock = [1000.0]
+    monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    running = policy.make_enforcer(conf)
+    policy_file.write_text('"%s": [\n' % RULE)
+    later = time.time() + 10
+    os.utime(policy_file, (later, later))
+    clock[0] += 2 * policy.Enforcer.RECHECK_SECONDS
+    admin = context.RequestContext(user_id='u', project_id='p',
+                                   roles=['admin'])
+    # The running enforcer and a new one given its rules still deny...
+    started = policy.make_enforcer(conf, fallback=running.rules)
+    for enforcer in (running, started):
+        assert not enforcer.authorize(RULE, {}, admin, do_raise=False)
+    assert 'does not load' in caplog.text
+    # ...a first start without rules to fall back on refuses the file.
+    with pytest.raises(ValueError):
+        policy.make_enforcer(conf)

@@ -1,5 +1,6 @@
 """Resource classes over real HTTP."""
 import concurrent.futures
+import datetime
 import uuid
 
 import httpx
@@ -8,6 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 import stress_support as stress
+from placement import tables
 from helpers import version
 
 
@@ -184,6 +186,40 @@ def test_class_with_inventory_cannot_be_deleted(client):
     assert 'Class is in use in inventory' in response.text
     assert client.delete(path).status_code == 204
     assert client.delete('/resource_classes/' + name).status_code == 204
+
+
+@pytest.mark.parametrize('updated_at', [None, datetime.datetime(2020, 6, 1)])
+def test_first_inventory_of_a_class_leaves_its_row_as_it_was(
+        client, database, updated_at):
+    # The write holds the class row by writing it (for Galera, see
+    # base.referenced_class_ids); the row, and so the class's answers,
+    # end as they were, with or without an updated_at.
+    name = custom('HELD')
+    assert client.put('/resource_classes/' + name).status_code == 201
+    engine = sa.create_engine(database.url)
+    rc = tables.resource_classes
+    select = sa.select(rc).where(rc.c.name == name)
+    try:
+        with engine.begin() as conn:
+            conn.execute(rc.update().where(rc.c.name == name).values(
+                updated_at=updated_at))
+            before = conn.execute(select).one()
+        shown = client.get('/resource_classes/' + name).headers[
+            'last-modified']
+        rp_uuid = str(uuid.uuid4())
+        client.post('/resource_providers', json={'name': rp_uuid,
+                                                 'uuid': rp_uuid})
+        assert client.put(
+            '/resource_providers/%s/inventories' % rp_uuid, json={
+                'resource_provider_generation': 0,
+                'inventories': {name: {'total': 5}}}).status_code == 200
+        with engine.connect() as conn:
+            assert conn.execute(select).one() == before
+    finally:
+        engine.dispose()
+    if updated_at is not None:
+        assert client.get('/resource_classes/' + name).headers[
+            'last-modified'] == shown
 
 
 def test_concurrent_creates_get_distinct_ids(database):

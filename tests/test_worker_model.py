@@ -6,6 +6,7 @@ no request (and SIGHUP re-reads the configuration), and process-global
 state is right when requests run in threads."""
 import collections
 import concurrent.futures
+import contextlib
 import gc
 import os
 import signal
@@ -22,6 +23,7 @@ from placement.cmd import api
 from placement import gc_pause
 
 import helpers
+import stress_support as stress
 
 REQUEST_TIMEOUT = 3
 # More stalled connections than the worker has threads.
@@ -144,24 +146,52 @@ def _new_worker(server, old, timeout=30):
     raise AssertionError('no new worker: %s' % server.log())
 
 
+@contextlib.contextmanager
+def _writes_held(database):
+    """Writes to the traits table wait inside the service until the block
+    ends: another session holds the table's write lock."""
+    if database.backend == 'sqlite':
+        lock = sqlite3.connect(database.url[len('sqlite:///'):],
+                               isolation_level=None)
+        lock.execute('BEGIN IMMEDIATE')
+        try:
+            yield
+        finally:
+            lock.execute('ROLLBACK')
+            lock.close()
+        return
+    engine = database.engine()
+    try:
+        with engine.connect() as conn:
+            if database.backend == 'mysql':
+                conn.exec_driver_sql('LOCK TABLES traits WRITE')
+            else:
+                conn.exec_driver_sql('LOCK TABLE traits IN EXCLUSIVE MODE')
+            yield
+            if database.backend == 'mysql':
+                conn.exec_driver_sql('UNLOCK TABLES')
+            conn.rollback()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize('backend', helpers.BACKENDS)
 @pytest.mark.parametrize('stop', ['max-requests', 'worker SIGTERM',
                                   'server SIGHUP', 'server SIGTERM'])
-def test_graceful_stop_finishes_requests_in_flight(tmp_path, stop):
-    # Requests are held in flight by holding SQLite's write lock: each
-    # write waits for it inside the worker (up to the busy timeout).  The
-    # worker is told to stop while it holds them; the lock is released
-    # after that, and every request must still get its answer.
+def test_graceful_stop_finishes_requests_in_flight(tmp_path, backend, stop):
+    # Requests are held in flight by holding the traits table's write
+    # lock: each write waits for it inside the worker.  The worker is told
+    # to stop while it holds them; the lock is released after that, and
+    # every request must still get its answer.
     in_flight = api.DEFAULT_THREADS
-    path = tmp_path / 'placement.sqlite'
-    helpers.write_config(str(tmp_path), 'sqlite:///%s' % path)
+    database = helpers.TestDatabase(backend, str(tmp_path))
+    helpers.write_config(str(tmp_path), database.url)
     # The readiness check is the first request; the first write the
     # second, from which on the worker is stopping.
     args = ['--max-requests', '2'] if stop == 'max-requests' else []
     server = helpers.Server(str(tmp_path), workers=1, args=args)
     try:
         worker = _new_worker(server, None)
-        lock = sqlite3.connect(str(path), isolation_level=None)
-        lock.execute('BEGIN IMMEDIATE')
         released = []
 
         def write(index):
@@ -175,17 +205,18 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, stop):
                 status = repr(exc)
             return status, time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(in_flight) as pool:
-            writes = [pool.submit(write, index) for index in range(in_flight)]
-            time.sleep(1.5)
-            if stop == 'worker SIGTERM':
-                os.kill(worker, signal.SIGTERM)
-            elif stop == 'server SIGHUP':
-                os.kill(server.process.pid, signal.SIGHUP)
-            elif stop == 'server SIGTERM':
-                os.kill(server.process.pid, signal.SIGTERM)
-            time.sleep(1.5)
-            released.append(time.monotonic())
-            lock.execute('ROLLBACK')
+            with _writes_held(database):
+                writes = [pool.submit(write, index)
+                          for index in range(in_flight)]
+                time.sleep(1.5)
+                if stop == 'worker SIGTERM':
+                    os.kill(worker, signal.SIGTERM)
+                elif stop == 'server SIGHUP':
+                    os.kill(server.process.pid, signal.SIGHUP)
+                elif stop == 'server SIGTERM':
+                    os.kill(server.process.pid, signal.SIGTERM)
+                time.sleep(1.5)
+                released.append(time.monotonic())
             answers = [future.result() for future in writes]
         assert [status for status, _ in answers] == [201] * in_flight, (
             answers, server.log())
@@ -198,100 +229,150 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, stop):
             assert httpx.get(server.url + '/').status_code == 200
     finally:
         server.stop()
+        database.drop()
 
 
-# Clients that keep sending while the server is signalled: bounded in
-# requests and in time.
-LOAD_CLIENTS = 4
-LOAD_REQUESTS = 400
-LOAD_SECONDS = 8
+def test_killed_worker_loses_at_most_its_connections(tmp_path):
+    # More requests than the worker may hold connections wait, all held
+    # in flight by the traits table's lock; the worker is SIGKILLed.  It
+    # loses the requests of the connections it held, no more: the others
+    # were still queued on the listening socket, which its replacement
+    # serves once the lock is gone.
+    connections, requests = 4, 12
+    database = helpers.TestDatabase('sqlite', str(tmp_path))
+    helpers.write_config(str(tmp_path), database.url)
+    server = helpers.Server(str(tmp_path), workers=1, args=[
+        '--worker-connections', str(connections)])
+    try:
+        worker = _new_worker(server, None)
 
-
-def _load(server, index, signalled):
-    """Requests on one kept-alive connection until the bounds or a refusal;
-    a Counter of answers (by status), refusals and failures, and how
-    many answers came after ``signalled`` was set."""
-    outcomes = collections.Counter()
-    deadline = time.monotonic() + LOAD_SECONDS
-    with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
-                      timeout=60) as client:
-        for number in range(LOAD_REQUESTS):
-            if time.monotonic() > deadline:
-                break
+        def write(index):
             try:
-                if number % 2:
-                    response = client.get('/resource_providers')
-                else:
-                    response = client.put('/traits/CUSTOM_LOAD_%d_%d'
-                                          % (index, number))
-            except httpx.ConnectError:
-                # Never accepted: the client knows nothing was done.
-                outcomes['refused'] += 1
-                break
-            except httpx.TransportError as exc:
-                outcomes['failed: %r' % exc] += 1
-                continue
-            outcomes[response.status_code] += 1
-            if signalled.is_set():
-                outcomes['after signal'] += 1
-    return outcomes
+                return httpx.put(
+                    server.url + '/traits/CUSTOM_KILLED_%d' % index,
+                    headers=helpers.ADMIN_HEADERS, timeout=60).status_code
+            except httpx.TransportError:
+                return 'lost'
+        with concurrent.futures.ThreadPoolExecutor(requests) as pool:
+            with _writes_held(database):
+                writes = [pool.submit(write, index)
+                          for index in range(requests)]
+                time.sleep(1.5)
+                os.kill(worker, signal.SIGKILL)
+                _new_worker(server, worker)
+                time.sleep(1)
+            answers = collections.Counter(
+                future.result() for future in writes)
+        assert answers == {'lost': connections,
+                           201: requests - connections}, server.log()
+    finally:
+        server.stop()
+        database.drop()
+
+
+# The scheduler-like load of stress_support (candidates, claims, moves,
+# reads, releases, and an operator rewriting an inventory) while the
+# server is signalled.
+LOAD_CLIENTS = 8
+LOAD_SECONDS = 12
+SIGNAL_AFTER = 3
 
 
 def _write_policy(path, rules):
     path.write_text(''.join('"%s": "%s"\n' % rule for rule in rules))
 
 
-@pytest.mark.parametrize('stop', ['server SIGTERM', 'server SIGHUP'])
-def test_signals_under_load_fail_no_request(tmp_path, stop):
-    # SIGTERM: what was accepted is answered, later connections are
-    # refused.  SIGHUP: nothing is refused, and the new workers use the
-    # configuration as it is now (here it names another policy file and
-    # another placeholder project, which only a re-read can pick up).
+def _policy_config(policy_file, project=None):
+    extra = '[oslo_policy]\npolicy_file = %s\n' % policy_file
+    if project:
+        extra += '[placement]\nincomplete_consumer_project_id = %s\n' % project
+    return extra
+
+
+def _refused(outcome):
+    """A connection the server never accepted: the client knows nothing
+    was done (a load balancer sends it to another node)."""
+    return outcome.status is None and 'ConnectError' in outcome.detail
+
+
+@pytest.mark.parametrize('backend', helpers.BACKENDS)
+@pytest.mark.parametrize('stop', ['server SIGTERM', 'server SIGHUP',
+                                  'server SIGHUP, broken policy'])
+def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
+    # SIGTERM: what was accepted is answered within the graceful timeout,
+    # later connections are refused.  SIGHUP: nothing is refused, and the
+    # new workers use the configuration as it is now (here it names
+    # another policy file and another placeholder project, which only a
+    # re-read can pick up).  A policy file that no longer loads is logged
+    # and its last rules stay in force, in old and new workers alike.
     allowing, denying = tmp_path / 'allowing.yaml', tmp_path / 'denying.yaml'
     _write_policy(allowing, [])
     _write_policy(denying, [('placement:resource_classes:list', '!')])
-    db_url = 'sqlite:///%s' % (tmp_path / 'placement.sqlite')
-    helpers.write_config(str(tmp_path), db_url,
-                         '[oslo_policy]\npolicy_file = %s\n' % allowing)
-    server = helpers.Server(str(tmp_path), workers=2)
-    try:
-        signalled = threading.Event()
-        with concurrent.futures.ThreadPoolExecutor(LOAD_CLIENTS) as pool:
-            loads = [pool.submit(_load, server, index, signalled)
-                     for index in range(LOAD_CLIENTS)]
-            time.sleep(1.5)
-            if stop == 'server SIGHUP':
-                helpers.write_config(
-                    str(tmp_path), db_url,
-                    '[oslo_policy]\npolicy_file = %s\n'
-                    '[placement]\nincomplete_consumer_project_id = %s\n'
-                    % (denying, helpers.PROJECT))
-                os.kill(server.process.pid, signal.SIGHUP)
-            else:
-                os.kill(server.process.pid, signal.SIGTERM)
-            signalled.set()
-            outcomes = sum((load.result() for load in loads),
-                           collections.Counter())
-        failed = {key: count for key, count in outcomes.items()
-                  if key not in (200, 201, 'refused', 'after signal')}
-        assert not failed, (outcomes, server.log())
-        assert outcomes['after signal'], outcomes
+    first = denying if stop == 'server SIGHUP, broken policy' else allowing
+    with stress.service(backend, 2,
+                        extra_config=_policy_config(first)) as svc:
+        server = svc.server
+        data = stress.Flat()
+        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+                          timeout=30) as http:
+            data.build(http)
+        before = _workers(server)
+        load = stress.Load(svc.url, data, clients=LOAD_CLIENTS, ops=None,
+                           duration=LOAD_SECONDS, operator=True).start()
+        time.sleep(SIGNAL_AFTER)
+        signalled = time.monotonic()
         if stop == 'server SIGTERM':
-            assert server.process.wait(api.GRACEFUL_TIMEOUT + 10) == 0
-            return
-        assert not outcomes['refused'], (outcomes, server.log())
-        _assert_reloaded(server)
-    finally:
-        server.stop()
+            os.kill(server.process.pid, signal.SIGTERM)
+            server.process.wait(api.GRACEFUL_TIMEOUT + 10)
+            stopped_in = time.monotonic() - signalled
+            load.stop()
+        else:
+            if stop == 'server SIGHUP':
+                helpers.write_config(server.workdir, svc.db_url,
+                                     _policy_config(denying, helpers.PROJECT))
+            else:
+                denying.write_text('"placement:resource_classes:list": [\n')
+            os.kill(server.process.pid, signal.SIGHUP)
+        load.wait()
+        outcomes = load.outcomes
+        check = stress.check_database(svc.db_url, load.ledger)
+        after_signal = [o for o in outcomes if o.started > signalled]
+        if stop != 'server SIGTERM':
+            _assert_new_workers(server, before)
+            _assert_policy(svc.url, server, stop)
+    failed = [o for o in outcomes if o.status is None and not _refused(o)]
+    assert not failed, (failed[:5], svc.log[-3000:])
+    stress.assert_sound(load, check, svc.log, allow_503=backend == 'sqlite')
+    if stop == 'server SIGTERM':
+        # Every request in flight was answered, then the server left.
+        assert stopped_in < api.GRACEFUL_TIMEOUT, stopped_in
+        assert server.process.returncode == 0
+    else:
+        assert not [o for o in outcomes if _refused(o)], svc.log[-3000:]
+        assert [o for o in after_signal if o.status is not None]
 
 
-def _assert_reloaded(server):
-    with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
+def _assert_new_workers(server, before, timeout=30):
+    deadline = time.monotonic() + timeout
+    while _workers(server) & before or len(_workers(server)) != len(before):
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.2)
+
+
+def _assert_policy(url, server, stop):
+    with httpx.Client(base_url=url, headers=helpers.ADMIN_HEADERS,
                       timeout=30) as client:
         deadline = time.monotonic() + 30
         while client.get('/resource_classes').status_code != 403:
             assert time.monotonic() < deadline, server.log()
             time.sleep(0.2)
+        if stop == 'server SIGHUP, broken policy':
+            # The new workers serve with the rules loaded before, and say
+            # why; the server stays up.
+            with open(server.log_path, errors='replace') as log:
+                assert 'does not load' in log.read()
+            assert server.process.poll() is None
+            return
         rp = helpers.make_provider(client, {'DISK_GB': {'total': 10}})
         consumer = helpers.new_uuid()
         response = client.put(

@@ -148,6 +148,24 @@ class Step:
         return http.request(self.method, self.path, headers=headers)
 
 
+class Sql(Step):
+    """Statements run on both servers' databases, not a request."""
+
+    def __init__(self, label, statements):
+        super().__init__(label, 'SQL', '; '.join(statements))
+        self.statements = statements
+
+    def execute(self, db_url):
+        import sqlalchemy
+        engine = sqlalchemy.create_engine(db_url)
+        try:
+            with engine.begin() as conn:
+                for statement in self.statements:
+                    conn.exec_driver_sql(statement)
+        finally:
+            engine.dispose()
+
+
 # -- the steps ----------------------------------------------------------------
 
 def _reads(label, base, queries, versions):
@@ -840,11 +858,84 @@ def reshape_empty_inventories():
     yield Step(label, 'DELETE', '/resource_providers/' + PROBE)
 
 
+# Old releases left rows without created_at / updated_at.  Every table
+# with timestamps is stamped with these (fixed, so that both servers'
+# Last-Modified can be compared as they are), one table at a time NULL.
+STAMPED = ('resource_providers', 'inventories', 'allocations',
+           'resource_classes', 'traits', 'resource_provider_traits',
+           'placement_aggregates', 'resource_provider_aggregates',
+           'projects', 'users', 'consumer_types', 'consumers')
+STAMP_CREATED = '2020-01-01 00:00:00'
+STAMP_UPDATED = '2020-06-01 00:00:00'
+# (path, the first microversion that has it)
+_STAMPED_READS = (
+    ('/resource_providers', '1.0'),
+    ('/resource_providers?in_tree=' + RP, '1.14'),
+    ('/resource_providers?resources=VCPU:1', '1.4'),
+    ('/resource_providers?member_of=' + AGG, '1.3'),
+    ('/resource_providers?required=CUSTOM_T', '1.18'),
+    ('/resource_providers/' + RP, '1.0'),
+    ('/resource_providers/%s/inventories' % RP, '1.0'),
+    ('/resource_providers/%s/inventories/VCPU' % RP, '1.0'),
+    ('/resource_providers/%s/inventories' % EMPTY, '1.0'),
+    ('/resource_providers/%s/usages' % RP, '1.0'),
+    ('/resource_providers/%s/allocations' % RP, '1.0'),
+    ('/resource_providers/%s/allocations' % EMPTY, '1.0'),
+    ('/resource_providers/%s/traits' % RP, '1.6'),
+    ('/resource_providers/%s/aggregates' % RP, '1.1'),
+    ('/allocations/' + C1, '1.0'),
+    ('/resource_classes', '1.2'),
+    ('/resource_classes/VCPU', '1.2'),
+    ('/resource_classes/CUSTOM_FOO', '1.2'),
+    ('/traits', '1.6'),
+    ('/traits?associated=true', '1.6'),
+    ('/traits/CUSTOM_T', '1.6'),
+    ('/usages?project_id=%s&user_id=%s' % (PROJECT, USER), '1.9'),
+    ('/usages?project_id=%s&consumer_type=INSTANCE' % PROJECT, '1.38'),
+    ('/allocation_candidates?resources=VCPU:1', '1.10'),
+    ('/allocation_candidates?resources=VCPU:1&required=CUSTOM_T'
+     '&member_of=' + AGG, '1.21'),
+)
+# Writes that leave the data as it was (an existing trait, class, name).
+_STAMPED_WRITES = (
+    ('PUT', '/traits/CUSTOM_T', None, '1.6'),
+    ('PUT', '/resource_classes/CUSTOM_FOO', None, '1.7'),
+    ('PUT', '/resource_providers/' + RP, {'name': 'rp1'}, '1.0'),
+)
+
+
+def _version_key(version):
+    return tuple(int(part) for part in version.split('.'))
+
+
+def null_timestamps():
+    """Every read, at its first microversion, the last without
+    Last-Modified, the first with it and the latest, plus writes that
+    change nothing, with each table's rows in turn without timestamps."""
+    for nulled in (None,) + STAMPED:
+        yield Sql('null timestamps', [
+            'UPDATE %s SET created_at = %s, updated_at = %s' % (
+                table, *(('NULL', 'NULL') if table == nulled else (
+                    "'%s'" % STAMP_CREATED, "'%s'" % STAMP_UPDATED)))
+            for table in STAMPED])
+        for path, first in _STAMPED_READS:
+            for version in sorted({first, '1.14', '1.15', '1.39'},
+                                  key=_version_key):
+                if _version_key(version) >= _version_key(first):
+                    yield Step('null timestamps %s' % nulled, 'GET', path,
+                               version=version)
+        for method, path, body, first in _STAMPED_WRITES:
+            for version in (first, '1.15', '1.39'):
+                yield Step('null timestamps %s' % nulled, method, path,
+                           body, version=version)
+
+
 def steps():
     sections = (world, every_route, negotiation, provider_queries,
                 candidate_queries, aggregate_writes, trait_and_class_writes,
                 inventory_writes, allocation_writes, reshaper, owner_reset,
-                reshape_empty_inventories, provider_writes)
+                reshape_empty_inventories, provider_writes,
+                null_timestamps)
     for section in sections:
         yield from section()
 
@@ -897,7 +988,10 @@ def answer(response):
         elif name == 'location':
             value = urllib.parse.urlsplit(value).path
         headers[name] = UUID_RE.sub(_uuid, value)
-    headers['last-modified'] = 'last-modified' in response.headers
+    # Present or not; a stamp of null_timestamps() as it is.
+    modified = response.headers.get('last-modified')
+    headers['last-modified'] = (modified if modified and ' 2020 ' in modified
+                                else modified is not None)
     try:
         body = _normal(response.json())
     except ValueError:
@@ -961,6 +1055,7 @@ class Server:
 
     def __init__(self, kind, port, workdir, db_url):
         self.kind = kind
+        self.db_url = db_url
         self.url = 'http://127.0.0.1:%d' % port
         os.makedirs(workdir, exist_ok=True)
         with open(os.path.join(workdir, 'placement.conf'), 'w') as conf:
@@ -1040,6 +1135,10 @@ def run(step_list, port=19100, db_url_template=None):
         with httpx.Client(base_url=ours.url, timeout=60) as ours_http, \
                 httpx.Client(base_url=theirs.url, timeout=60) as their_http:
             for step in step_list:
+                if isinstance(step, Sql):
+                    step.execute(ours.db_url)
+                    step.execute(theirs.db_url)
+                    continue
                 mine = _answer_or_failure(step, ours_http)
                 upstream = _answer_or_failure(step, their_http)
                 lines = differences(mine, upstream)

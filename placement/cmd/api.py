@@ -1,14 +1,17 @@
 """placement-api: serve the service with gunicorn.
 
     placement-api [--bind 127.0.0.1:8778] [--workers N] [--threads N]
-                  [--request-timeout S] [--timeout S] [--max-requests N]
+                  [--worker-connections N] [--request-timeout S]
+                  [--timeout S] [--max-requests N]
 
 Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 ``--config-file``).  The database is prepared once here, before the workers
 start, so that they do not race each other migrating it.  SIGHUP reads the
 configuration (and policy) again and replaces the workers with workers
 that use it, as upstream's re-imported WSGI module does; a configuration
-that does not load is logged and the server keeps the one it has.
+that does not load is logged and the server keeps the one it has, and a
+policy file that does not load is logged and the workers keep the rules
+loaded last.
 """
 import argparse
 import logging
@@ -27,6 +30,7 @@ from placement import conf as placement_conf
 from placement import db
 from placement import deploy
 from placement import metrics
+from placement import policy
 from placement.objects import bootstrap
 
 
@@ -39,9 +43,9 @@ LOG = logging.getLogger(__name__)
 
 class _Server(gunicorn_base.BaseApplication):
 
-    def __init__(self, args, conf, options):
+    def __init__(self, args, prepared, options):
         self._args = args
-        self._conf = conf
+        self._conf, self._policy_rules = prepared
         self._options = options
         super().__init__()
 
@@ -49,7 +53,8 @@ class _Server(gunicorn_base.BaseApplication):
         # SIGHUP, in the server process, before the new workers fork.  Any
         # error is caught: raised here it would stop the whole server.
         try:
-            self._conf = prepare(self._args)
+            self._conf, self._policy_rules = prepare(self._args,
+                                                     self._policy_rules)
         except Exception:
             LOG.exception('Configuration not reloaded, keeping the running '
                           'one')
@@ -64,12 +69,16 @@ class _Server(gunicorn_base.BaseApplication):
     def load(self):
         # Runs in each worker after the fork: its own engine and pool, but
         # logging and the database were already prepared by main().
-        return deploy.build_app(self._conf, db.Database(self._conf))
+        return deploy.build_app(self._conf, db.Database(self._conf),
+                                self._policy_rules)
 
 
 # Chosen by measuring the request mix of bench/mix_bench.py, see
 # docs/operators.md.
 DEFAULT_THREADS = 4
+# Connections one worker holds at most, and so the requests a SIGKILL of
+# it can lose; stalled or idle clients use them up too (docs/operators.md).
+DEFAULT_WORKER_CONNECTIONS = 64
 DEFAULT_REQUEST_TIMEOUT = 10.0
 GRACEFUL_TIMEOUT = 10
 
@@ -87,6 +96,11 @@ def parse_args(argv):
                         help='worker processes (default: cores, at most 4)')
     parser.add_argument('--threads', type=int, default=DEFAULT_THREADS,
                         help='request threads per worker (default %(default)s)')
+    parser.add_argument('--worker-connections', type=int,
+                        default=DEFAULT_WORKER_CONNECTIONS,
+                        help='connections a worker holds at most, idle and '
+                        'arriving ones included; more wait for a worker '
+                        '(default %(default)s)')
     parser.add_argument('--request-timeout', type=float,
                         default=DEFAULT_REQUEST_TIMEOUT,
                         help='seconds a request may take to arrive before '
@@ -101,8 +115,10 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def prepare(args):
-    """Configuration and database work done once, before forking."""
+def prepare(args, policy_rules=None):
+    """Configuration and database work done once, before forking: the
+    configuration and the policy rules in force (``policy_rules``, those
+    in force so far, stay if the policy files no longer load)."""
     conf = placement_conf.load(config_files=args.config_file)
     deploy.setup_logging(conf)
     database = db.Database(conf)
@@ -110,12 +126,13 @@ def prepare(args):
         # Build the pipeline once here so that a bad policy file, auth
         # configuration or capacity shape stops the start with one line
         # (before the database is touched), not in every worker.
-        deploy.build_app(conf, database)
+        policy_rules = policy.make_enforcer(conf, policy_rules).rules
+        deploy.build_app(conf, database, policy_rules)
         bootstrap.prepare_database(
             database, migrate=conf.placement_database.sync_on_startup)
     finally:
         database.dispose()
-    return conf
+    return conf, policy_rules
 
 
 def _child_exit(server, worker):
@@ -142,7 +159,7 @@ def main(argv=None):
 
 def _serve(args):
     try:
-        conf = prepare(args)
+        prepared = prepare(args)
     except common.EXPECTED_ERRORS as exc:
         return common.fail('placement-api', exc)
     options = {
@@ -160,6 +177,7 @@ def _serve(args):
         # idle clients never hold one (see placement/cmd/worker.py).
         'worker_class': worker.worker_class(args.request_timeout),
         'threads': args.threads,
+        'worker_connections': args.worker_connections,
         # The service writes its own access line per request.
         'accesslog': None,
         'proc_name': 'placement-api',
@@ -172,7 +190,7 @@ def _serve(args):
     }
     # What gunicorn refuses by itself is answered in the JSON error format.
     http_errors.install()
-    _Server(args, conf, options).run()
+    _Server(args, prepared, options).run()
     return 0
 
 

@@ -36,9 +36,11 @@ def _one(req, generation, record, modified):
 
 
 def _all(req, generation, records, modified):
+    # Upstream dates a listing by its records: none, no Last-Modified.
     return responses.json_response(
         req, {'resource_provider_generation': generation,
-              'inventories': records}, last_modified=modified)
+              'inventories': records},
+        last_modified=modified if records else responses.UNDATED)
 
 
 @base.handler

@@ -153,13 +153,17 @@ def update_resource_provider(req):
     ctx.can(POLICY % 'update')
     data = extract_provider_json(
         req, schema.PUT.at(negotiation.get(req)))
-    provider = ctx.database.write(
+    provider, updated_at = ctx.database.write(
         rp_obj.update, req.urlvars['uuid'], data['name'],
         _parent_uuid(data),
         change_parent='parent_provider_uuid' in data,
         # 1.37: a provider may change or lose its parent.
         allow_reparent=negotiation.at_least(req, microversions.REPARENTING))
-    return _one(req, provider)
+    # Upstream dates the answer by updated_at alone: none if never set.
+    modified = (responses.UNDATED if updated_at is None
+                else timestamps.newest(updated_at))
+    return responses.json_response(req, serializer(req)(provider),
+                                   last_modified=modified)
 
 
 @base.handler

@@ -195,26 +195,43 @@ def resource_class_ids(conn, names):
     return ids_by(conn, tables.resource_classes.c.name, names)
 
 
-def referenced_class_ids(conn, names):
+def referenced_class_ids(conn, names, known=()):
     """{name: id} for the classes among ``names`` that exist, for a write
-    about to store references to them (inventory records).
+    about to store references to them (inventory records); ``known``:
+    ids of classes the provider already has inventory of.
 
-    The custom ones are share-locked: ``resource_class.delete_class``
-    locks its row exclusively before it checks for use, so a delete
-    either waits for this transaction and then sees its records, or runs
-    first and this lookup no longer finds the class.  Standard classes
-    cannot be deleted and are not locked (their rows are read by every
-    inventory write).
+    The custom classes it does not know yet are held until the write
+    commits: ``resource_class.delete_class`` locks the class row before
+    it checks for inventory, so here the row is locked too, and written
+    (to a changed value, then back to its own), because a Galera cluster
+    with several writing nodes orders only transactions that wrote a
+    common row; its locks are local to one node.  The row ends as it was
+    (upstream's answers show its timestamps).  So a delete either commits
+    first, and the class is not found here, or sees the new inventory.
+    Standard classes cannot be deleted and are not held.
     """
-    names = set(names)
-    custom = {name for name in names if name.startswith(CUSTOM_PREFIX)}
-    found = resource_class_ids(conn, names - custom)
-    if custom:
-        rc = tables.resource_classes
-        found.update(conn.execute(for_update(conn, sa.select(
-            rc.c.name, rc.c.id).where(rc.c.name.in_(custom))
-            .order_by(rc.c.id), shared=True)).all())
-    return found
+    found = resource_class_ids(conn, names)
+    held = sorted(cid for name, cid in found.items()
+                  if name.startswith(CUSTOM_PREFIX) and cid not in known)
+    if not held:
+        return found
+    rc = tables.resource_classes
+    stamps = dict(conn.execute(for_update(conn, sa.select(
+        rc.c.id, rc.c.updated_at).where(rc.c.id.in_(held))
+        .order_by(rc.c.id))).all())
+    conn.execute(rc.update().where(rc.c.id.in_(held)).values(
+        updated_at=sa.case((rc.c.updated_at.is_(None), _HELD_STAMP),
+                           else_=None)))
+    for cid, stamp in stamps.items():
+        conn.execute(rc.update().where(rc.c.id == cid).values(
+            updated_at=stamp))
+    # A class deleted since the look-up is unknown to this write.
+    return {name: cid for name, cid in found.items()
+            if cid not in held or cid in stamps}
+
+
+# Any value: a class row holds it only inside referenced_class_ids.
+_HELD_STAMP = datetime.datetime(1970, 1, 2)
 
 
 _CLASS_NAMES = sa.select(tables.resource_classes.c.id,

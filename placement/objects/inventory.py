@@ -167,14 +167,14 @@ def replace_all(conn, uuid, client_generation, records, *,
     """
     provider_id, generation = base.lock_provider(
         conn, uuid, client_generation, conflict=_GENERATION_CONFLICT)
-    wanted = base.referenced_class_ids(conn, records)
+    current = dict(conn.execute(
+        sa.select(INV.c.resource_class_id, INV.c.id)
+        .where(INV.c.resource_provider_id == provider_id)).all())
+    wanted = base.referenced_class_ids(conn, records, known=current)
     missing = [name for name in records if name not in wanted]
     if missing:
         raise errors.BadRequest(report['unknown_class'].format(
             uuid=uuid, error=_UNKNOWN_CLASS % missing[0]))
-    current = dict(conn.execute(
-        sa.select(INV.c.resource_class_id, INV.c.id)
-        .where(INV.c.resource_provider_id == provider_id)).all())
     names = base.resource_class_names(conn, current) if current else {}
     removed = {names[cid]: cid for cid in current
                if cid not in wanted.values()}

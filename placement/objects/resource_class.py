@@ -91,10 +91,12 @@ def rename_class(conn, name, new_name):
 def delete_class(conn, name):
     """Delete custom class ``name`` unless inventory or usage refers to it.
 
-    The class row is locked before the check, so an inventory write that
-    refers to the class (``base.referenced_class_ids``) either committed
-    before, and the check sees its records, or waits and then finds the
-    class gone.  (Usage needs inventory of the class first.)
+    The class row is locked before the check, and an inventory write
+    that refers to the class for the first time locks and writes it too
+    (``base.referenced_class_ids``): it either committed before, and the
+    check sees its records, or waits (or, through another Galera node,
+    fails certification and retries) and then finds the class gone.
+    (Usage needs inventory of the class first.)
     """
     row = _require(conn, name, lock=True)
     if not name.startswith(base.CUSTOM_PREFIX):

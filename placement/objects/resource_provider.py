@@ -187,7 +187,9 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
 
     Without ``allow_reparent`` (before microversion 1.37) a provider may
     only gain a parent, never lose or swap it.  The generation does not
-    change: renaming and moving do not touch what is allocated.
+    change: renaming and moving do not touch what is allocated.  Returns
+    the provider (as ``get``) and its updated_at, which changes only when
+    the name or the parent does (upstream dates the answer by it).
     """
     def fail(reason):
         return errors.BadRequest(
@@ -201,7 +203,7 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
         raise base.provider_not_found(uuid)
     current = base.get_provider(conn, uuid)
     _check_unique(conn, name, provider_id=current.id)
-    values = {'name': name, 'updated_at': base.now()}
+    values = {'name': name}
     new_root = subtree = None
     old_parent_id = current.parent_provider_id
     if change_parent and parent_uuid is None and old_parent_id is not None:
@@ -225,14 +227,18 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
                            'tree is not allowed.')
             values['parent_provider_id'] = parent.id
             new_root = parent.root_provider_id
-    try:
-        conn.execute(RP.update().where(RP.c.id == current.id).values(values))
-    except sa_exc.IntegrityError:
-        raise _raced_duplicate(name) from None
+    updated_at = current.updated_at
+    if name != current.name or 'parent_provider_id' in values:
+        updated_at = values['updated_at'] = base.now()
+        try:
+            conn.execute(RP.update().where(RP.c.id == current.id)
+                         .values(values))
+        except sa_exc.IntegrityError:
+            raise _raced_duplicate(name) from None
     if new_root is not None and new_root != current.root_provider_id:
         conn.execute(RP.update().where(RP.c.id.in_(subtree))
                      .values(root_provider_id=new_root))
-    return get(conn, uuid)
+    return get(conn, uuid), updated_at
 
 
 def delete(conn, uuid):
