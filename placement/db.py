@@ -146,11 +146,17 @@ class Database:
         """A read-only transaction, on the replica when there is one.
 
         Requests read through ``read``, which retries; this is the bare
-        transaction it runs in.
+        transaction it runs in.  All its statements see one snapshot:
+        PostgreSQL's default (READ COMMITTED) would give each its own, so
+        a read there runs at REPEATABLE READ, which a transaction that
+        only reads can never fail to serialize.
         """
         with _translate_db_errors(self.read_engine):
             with self._connect(self.read_engine) as conn:
                 with conn.begin():
+                    if self.read_engine.dialect.name == 'postgresql':
+                        conn.exec_driver_sql(
+                            'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
                     yield conn
 
     @contextlib.contextmanager

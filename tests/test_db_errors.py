@@ -3,11 +3,14 @@ their messages: real errors raised by real databases, with messages that
 say nothing, are retried (a lost race) or answered 503 (no database)."""
 import pathlib
 import sqlite3
+import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from placement import db
 from placement import errors
+from placement import tables
 
 
 WORDLESS = 'no words here'
@@ -110,3 +113,18 @@ def test_requests_go_through_the_retry_loop():
             if '.reader()' in path.read_text()
             or '.writer()' in path.read_text()]
     assert bare == []
+
+
+def test_a_read_sees_one_snapshot(placement_db):
+    """A read's later statements do not see what was committed after its
+    first (GET /usages counts consumers, then sums their usages)."""
+    traits = tables.traits
+    count = sa.select(sa.func.count()).select_from(traits)
+    with placement_db.reader() as conn:
+        before = conn.execute(count).scalar()
+        with placement_db.writer() as other:
+            other.execute(traits.insert().values(
+                name='CUSTOM_SNAPSHOT_%s' % uuid.uuid4().hex.upper()))
+        assert conn.execute(count).scalar() == before
+    with placement_db.reader() as conn:
+        assert conn.execute(count).scalar() == before + 1

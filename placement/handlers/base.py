@@ -2,6 +2,7 @@
 request's context."""
 import functools
 
+import webob.acceptparse
 import webob.dec
 
 from placement import environ_keys
@@ -30,12 +31,20 @@ def handler(func=None, *, negotiate=True):
         # Only reads negotiate the body type (as upstream): a write with
         # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
         # An empty Accept header asks for nothing in particular.
-        if (negotiate and req.method == 'GET' and req.accept
-                and not req.accept.acceptable_offers([responses.JSON])):
+        if negotiate and req.method == 'GET' and _refuses_json(
+                req.environ.get('HTTP_ACCEPT')):
             raise errors.NotAcceptable('Only application/json is provided')
         _check_url_text(req)
         return func(req)
     return wrapper
+
+
+@functools.lru_cache(maxsize=256)
+def _refuses_json(header):
+    """Whether an Accept header (None: none sent) rules JSON out; parsed
+    once per distinct value, as clients send the same one every time."""
+    accept = webob.acceptparse.create_accept_header(header)
+    return bool(accept) and not accept.acceptable_offers([responses.JSON])
 
 
 def _check_url_text(req):

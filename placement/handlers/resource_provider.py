@@ -1,4 +1,5 @@
 """Handlers for /resource_providers and /resource_providers/{uuid}."""
+import functools
 import operator
 import re
 import types
@@ -38,19 +39,27 @@ def extract_provider_json(req, body_schema):
         raise
 
 
-def serializer(req):
-    """A function giving the API view of a provider row, shaped by the
-    microversion; what depends only on the request is worked out once, so
-    that long listings do not repeat it per provider."""
-    prefix = req.script_name + '/resource_providers/'
-    rels = ['inventories', 'usages'] + [
+def _view_shape(req):
+    """What the API view of a provider depends on besides the provider:
+    the links' prefix, their relations and whether the tree is shown (the
+    last two by microversion)."""
+    rels = ('inventories', 'usages') + tuple(
         rel for version, rel in ((microversions.AGGREGATES, 'aggregates'),
                                  (microversions.TRAITS, 'traits'),
                                  (microversions.ALLOCATIONS_LINK,
                                   'allocations'))
-        if negotiation.at_least(req, version)]
-    tree = negotiation.at_least(req, microversions.NESTED_PROVIDERS)
+        if negotiation.at_least(req, version))
+    return (req.script_name + '/resource_providers/', rels,
+            negotiation.at_least(req, microversions.NESTED_PROVIDERS))
 
+
+def serializer(req):
+    """A function giving the API view of a provider row, shaped by the
+    microversion."""
+    return _serializer(*_view_shape(req))
+
+
+def _serializer(prefix, rels, tree):
     def serialize(provider):
         href = prefix + provider.uuid
         links = [{'rel': 'self', 'href': href}]
@@ -66,15 +75,30 @@ def serializer(req):
 
 # Stand-ins for a provider's values, for the listing's template: orjson
 # writes each as "\u0000" and a letter, which the rest of the template
-# (the script name in the links) cannot contain unless it has a NUL or a
-# backslash: such a script name takes the plain path.  The uuid also
-# appears inside the links' hrefs, so its stand-in is replaced without
-# quotes.
+# (the links' prefix) cannot contain unless it has a NUL or a backslash:
+# such a prefix takes the plain path.  The uuid also appears inside the
+# links' hrefs, so its stand-in is replaced without quotes.
 _STAND_INS = types.SimpleNamespace(
     uuid='\x00u', name='\x00n', generation='\x00g',
     parent_provider_uuid='\x00p', root_provider_uuid='\x00r')
 _STAND_IN = re.compile(rb'\\u0000(u)|"\\u0000([ngpr])"')
 _VALUE_ORDER = 'ungpr'
+
+
+@functools.lru_cache(maxsize=64)
+def _template(shape):
+    """(%-template of one provider's view, picker of its values in the
+    template's order) for a view shape: made once per shape, as a small
+    listing (a tree) costs less than making it."""
+    order = []
+
+    def hole(match):
+        key = match.group(1) or match.group(2)
+        order.append(_VALUE_ORDER.index(key.decode()))
+        return b'%d' if key == b'g' else b'%s'
+    template = _STAND_IN.sub(hole, orjson.dumps(
+        _serializer(*shape)(_STAND_INS)).replace(b'%', b'%%'))
+    return template, operator.itemgetter(*order)
 
 
 def _listing(req, providers):
@@ -87,19 +111,11 @@ def _listing(req, providers):
     stand-in values is the template each provider's encoded values fill.
     """
     modified = timestamps.newest(*(row[-1] for row in providers))
-    serialize = serializer(req)
-    if '\x00' in req.script_name or '\\' in req.script_name:
+    shape = _view_shape(req)
+    if '\x00' in shape[0] or '\\' in shape[0]:
         return orjson.dumps({'resource_providers': list(map(
-            serialize, providers))}), modified
-    order = []
-
-    def hole(match):
-        key = match.group(1) or match.group(2)
-        order.append(_VALUE_ORDER.index(key.decode()))
-        return b'%d' if key == b'g' else b'%s'
-    template = _STAND_IN.sub(
-        hole, orjson.dumps(serialize(_STAND_INS)).replace(b'%', b'%%'))
-    pick = operator.itemgetter(*order)
+            _serializer(*shape), providers))}), modified
+    template, pick = _template(shape)
     encode = orjson.dumps
     body = b'{"resource_providers":[%s]}' % b','.join([
         template % pick((encode(uuid)[1:-1], encode(name), generation,

@@ -112,10 +112,17 @@ def member_of_clause(provider_id, agg_filter, agg_ids, root_id=None,
     return sa.and_(sa.true(), *clauses)
 
 
+# Aliased: inside a statement on the providers table it stays uncorrelated.
+_NAMED = RP.alias('named')
+
+
+def _root_of(uuid):
+    return sa.select(_NAMED.c.root_provider_id).where(_NAMED.c.uuid == uuid)
+
+
 def root_of(conn, uuid):
     """The root provider id of the provider ``uuid``, or None."""
-    return conn.execute(sa.select(RP.c.root_provider_id)
-                        .where(RP.c.uuid == uuid)).scalar()
+    return conn.execute(_root_of(uuid)).scalar()
 
 
 def in_tree_clause(root_id, tree_root_id):
@@ -124,6 +131,13 @@ def in_tree_clause(root_id, tree_root_id):
     if tree_root_id is None:
         return sa.false()
     return root_id == tree_root_id
+
+
+def in_tree_of_clause(root_id, uuid):
+    """Providers whose root (``root_id`` column) is that of the provider
+    ``uuid`` (a value or a bind parameter); none if it does not exist.
+    The same filter as ``in_tree_clause``, in the statement itself."""
+    return root_id == _root_of(uuid).scalar_subquery()
 
 
 def units_clause(inventory, amount):
