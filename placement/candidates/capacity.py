@@ -9,6 +9,7 @@ aggregates and the cloud's free space are read once for all shapes.
 """
 import contextlib
 import dataclasses
+import heapq
 import math
 
 import sqlalchemy as sa
@@ -84,13 +85,17 @@ def _fill(conn, query, version):
     trees = list(reading.trees())
     reading.close()
     space = filling.Space({}, {}, reading.summed)
+    free = space.free
+    # max_unit bounds the engine only when summed (filling._limits).
+    max_unit = space.max_unit if reading.summed else {}
     for layout, parts in reading.seen:
         if not layout.limits:
             continue
+        rooms = layout.rooms
         for rp, part in parts.items():
-            for rc, free, max_unit in layout.rooms(part):
-                space.free[rp, rc] = free
-                space.max_unit[rp, rc] = max_unit
+            for rc, room, most in rooms(part):
+                free[rp, rc] = room
+                max_unit[rp, rc] = most
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, space), query.limit,
@@ -99,25 +104,34 @@ def _fill(conn, query, version):
 
 def _answer(shape, providers, aggregates, stranded):
     filled = shape.filled
+    # Ordered by fits, most first, then name and uuid.
+    found = [(-fits, providers[root][1], providers[root][0], root)
+             for root, fits in filled.fits.items() if fits]
+    # Only ``limit`` of the trees are listed: those are picked, not all
+    # sorted.
+    if shape.limit is None:
+        found.sort()
+    else:
+        found = heapq.nsmallest(shape.limit, found)
     # Few sets of classes end the runs: each is named once.
-    limited_by = {short: sorted(shape.classes[rc] for rc in short)
-                  for short in set(filled.short.values())}
-    listed = sorted(
-        ({'uuid': providers[root][0], 'name': providers[root][1],
-          'fits': fits, 'limited_by': limited_by[filled.short[root]]}
-         for root, fits in filled.fits.items() if fits),
-        key=lambda found: (-found['fits'], found['name'], found['uuid']))
+    limited_by = {}
+    for _, _, _, root in found:
+        short = filled.short[root]
+        if short not in limited_by:
+            limited_by[short] = sorted(shape.classes[rc] for rc in short)
     per_aggregate = {}
     for root, fits in filled.fits.items():
-        for uuid in aggregates.get(root, ()):
-            per_aggregate[uuid] = per_aggregate.get(uuid, 0) + fits
+        if fits:
+            for uuid in aggregates.get(root, ()):
+                per_aggregate[uuid] = per_aggregate.get(uuid, 0) + fits
     return {
         'fits': sum(filled.fits.values()),
-        'providers': listed[:shape.limit],
+        'providers': [{'uuid': uuid, 'name': name, 'fits': -fits,
+                       'limited_by': limited_by[filled.short[root]]}
+                      for fits, name, uuid, root in found],
         'aggregates': [{'uuid': uuid, 'fits': fits} for uuid, fits in
                        sorted(per_aggregate.items(),
-                              key=lambda item: (-item[1], item[0]))
-                       if fits],
+                              key=lambda item: (-item[1], item[0]))],
         'stranded': stranded,
     }
 
@@ -126,11 +140,14 @@ def _stranded(free, filled, classes):
     """{class name: free space left that none of ``filled`` (Filled
     values) takes}: per provider and class the free space less the most
     any of them placed there, summed over the cloud, rounded down."""
-    most = {}
-    for one in filled:
-        for key, amount in one.placed.items():
-            if amount > most.get(key, 0):
-                most[key] = amount
+    if len(filled) == 1:
+        most = filled[0].placed
+    else:
+        most = {}
+        for one in filled:
+            for key, amount in one.placed.items():
+                if amount > most.get(key, 0):
+                    most[key] = amount
     taken = dict.fromkeys(classes, 0)
     for (_, rc), amount in most.items():
         taken[rc] += amount

@@ -55,7 +55,7 @@ def fill(request, trees, space):
             continue
         # A tree several candidates may come from, or whose space a
         # sharing provider shares with other trees: in root order.
-        _fill_tree(request, tree, space, filled, len(providers) == 1)
+        _fill_tree(request, tree, space, filled, providers)
     # Each lone tree gives one candidate at most, made of its provider;
     # nothing placed before touched them, and no sharing provider does.
     # Alike lone trees (their provider read alike for every group) get
@@ -90,22 +90,28 @@ def _providers(request, tree):
     return found
 
 
-def _fill_tree(request, tree, space, filled, single):
+def _fill_tree(request, tree, space, filled, providers):
     """Fill one tree from its candidates as it stands now, in the engine's
     order.  A run only takes space, so the candidates valid after it are
     the later ones still fitting, in the same order (each group's options
     stay in order, fewer of them): the one search is resumed, not asked
     again from the start."""
     served = any(tree.root in by_root for by_root in request.sharing.serving)
+    if not served and providers.isdisjoint(request.sharing.roots.keys()):
+        # No tree filled before took from these providers: the rows
+        # stand as read.
+        tree_now = tree
+    else:
+        tree_now = _tree_now(request, tree, space)
     free = space.free
     for allocations, _ in candidate_search.candidates(
             _now(request, tree.root, space) if served else request,
-            [_tree_now(request, tree, space)]):
+            [tree_now]):
         if any(free[rp, rc] < amount for rp, amounts in allocations.items()
                for rc, amount in amounts.items()):
             continue
         _run(allocations, tree.root, space, filled)
-        if single:
+        if len(providers) == 1:
             return
 
 
