@@ -603,15 +603,26 @@ class Database:
             self._run('DROP DATABASE IF EXISTS %s WITH (FORCE)' % self.name)
 
 
-def free_port():
-    for port in range(PORT_RANGE[0], PORT_RANGE[1] + 1):
+def free_ports(count, low=None, high=None):
+    """``count`` distinct ports of low..high (PORT_RANGE by default)
+    nobody listens on."""
+    low, high = (PORT_RANGE[0] if low is None else low,
+                 PORT_RANGE[1] if high is None else high)
+    found = []
+    for port in range(low, high + 1):
         with socket.socket() as sock:
             try:
                 sock.bind(('127.0.0.1', port))
             except OSError:
                 continue
-            return port
-    raise BenchError('no free port in %d-%d' % PORT_RANGE)
+        found.append(port)
+        if len(found) == count:
+            return found
+    raise BenchError('not %d free ports in %d-%d' % (count, low, high))
+
+
+def free_port():
+    return free_ports(1)[0]
 
 
 CONF_TEMPLATE = """[api]

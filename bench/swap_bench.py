@@ -108,7 +108,7 @@ def run(args):
     low, high = (int(p) for p in args.port_range.split('-'))
     fleet = swap_fleet.Fleet(workdir, config_file, UPSTREAM_VENV,
                              args.workers,
-                             swap_fleet.free_ports(4, low, high),
+                             pb.free_ports(4, low, high),
                              args.haproxy)
     result = {'load_start': sample_load(), 'computes': args.computes}
     began = time.monotonic()

@@ -67,21 +67,6 @@ class FleetError(Exception):
     pass
 
 
-def free_ports(count, low, high):
-    """``count`` distinct ports of low..high nobody listens on."""
-    found = []
-    for port in range(low, high + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(('127.0.0.1', port))
-            except OSError:
-                continue
-        found.append(port)
-        if len(found) == count:
-            return found
-    raise FleetError('not %d free ports in %d-%d' % (count, low, high))
-
-
 class HAProxy:
 
     def __init__(self, workdir, port, nodes, binary='haproxy'):
