@@ -12,15 +12,23 @@ from placement import policy
 RULE = 'placement:resource_providers:list'
 
 
-def test_policy_file_edit_applies_after_the_recheck_interval(
-        tmp_path, monkeypatch):
+def _policy_on_a_clock(tmp_path, monkeypatch, check):
+    """A policy file giving RULE ``check``, the configuration naming it,
+    and the policy's monotonic clock as a list to move on by hand."""
     policy_file = tmp_path / 'policy.yaml'
-    policy_file.write_text('"%s": "@"\n' % RULE)
+    policy_file.write_text('"%s": %s\n' % (RULE, check))
     conf_file = tmp_path / 'placement.conf'
     conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
     conf = placement_conf.load(config_files=[str(conf_file)])
     clock = [1000.0]
     monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    return policy_file, conf, clock
+
+
+def test_policy_file_edit_applies_after_the_recheck_interval(
+        tmp_path, monkeypatch):
+    policy_file, conf, clock = _policy_on_a_clock(tmp_path, monkeypatch,
+                                                  '"@"')
     enforcer = policy.make_enforcer(conf)
     member = context.RequestContext(
         user_id='u', project_id='p', roles=['member'], enforcer=enforcer)
@@ -73,13 +81,8 @@ def test_decisions_are_kept_until_the_recheck(tmp_path, monkeypatch):
 
 def test_policy_file_that_stops_loading_keeps_the_rules_in_force(
         tmp_path, monkeypatch, caplog):
-    policy_file = tmp_path / 'policy.yaml'
-    policy_file.write_text('"%s": "!"\n' % RULE)
-    conf_file = tmp_path / 'placement.conf'
-    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
-    conf = placement_conf.load(config_files=[str(conf_file)])
-    clock = [1000.0]
-    monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
+    policy_file, conf, clock = _policy_on_a_clock(tmp_path, monkeypatch,
+                                                  '"!"')
     running = policy.make_enforcer(conf)
     policy_file.write_text('"%s": [\n' % RULE)
     later = time.time() + 10
