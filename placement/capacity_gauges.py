@@ -117,17 +117,19 @@ class ShapeGauges(_Cached):
             'Instances of a [metrics] capacity_shape that fit now, '
             'placed one after another as POST /capacity counts them.',
             labels=['shape'])
-        by_aggregate = core.GaugeMetricFamily(
-            'placement_shape_fits_by_aggregate',
-            'placement_shape_fits in the root providers of one aggregate '
-            '(absent where none fits).', labels=['shape', 'aggregate'])
         for name, counted in answer['shapes'].items():
             fits.add_metric([name], counted['fits'])
-            for aggregate in counted['aggregates']:
-                by_aggregate.add_metric([name, aggregate['uuid']],
-                                        aggregate['fits'])
         yield fits
         if self.per_aggregate:
+            by_aggregate = core.GaugeMetricFamily(
+                'placement_shape_fits_by_aggregate',
+                'placement_shape_fits in the root providers of one '
+                'aggregate (absent where none fits).',
+                labels=['shape', 'aggregate'])
+            for name, counted in answer['shapes'].items():
+                for aggregate in counted['aggregates']:
+                    by_aggregate.add_metric([name, aggregate['uuid']],
+                                            aggregate['fits'])
             yield by_aggregate
         stranded = core.GaugeMetricFamily(
             'placement_shapes_stranded',
