@@ -7,7 +7,6 @@ on small random trees that every provider is counted at a check it really
 fails, that the providers left after a step pass every check so far, and
 that ``candidates`` is the length of the real answer.
 """
-import re
 import tempfile
 import uuid as uuidlib
 
@@ -381,30 +380,6 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     # Trees counted by the combiner: those left hold a candidate.
     assert bool(count) == bool(body['combination']['steps'][-1]['remaining'])
     hypothesis.event('candidates: %s' % min(count, 3))
-
-
-# -- the same query rules as GET /allocation_candidates ----------------------
-
-@pytest.mark.parametrize('version,params', [
-    ('1.39', {}),
-    ('1.39', {'resources': 'VCPU:x'}),
-    ('1.39', {'resources': 'VCPU:1', 'required': 'CUSTOM_NOPE'}),
-    ('1.39', {'resources': 'NOPE:1'}),
-    ('1.39', {'resources': 'VCPU:1', 'bogus': '1'}),
-    ('1.39', {'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}),
-    ('1.39', {'resources': 'VCPU:1', 'limit': '0'}),
-    ('1.16', {'resources': 'VCPU:1', 'required': 'HW_CPU_X86_AVX2'}),
-    ('1.20', {'resources': 'VCPU:1', 'member_of': str(uuidlib.uuid4())}),
-    ('1.38', {'resources': 'VCPU:1', 'required': 'in:A,B'}),
-])
-def test_bad_queries_answer_as_the_list_does(client, version, params):
-    listed = client.get('/allocation_candidates', params=params,
-                        headers=helpers.version(version))
-    explained = client.get(PATH, params=params,
-                           headers=helpers.version(version))
-    assert listed.status_code == explained.status_code == 400
-    strip = re.compile(r'req-[0-9a-f-]+')
-    assert strip.sub('', explained.text) == strip.sub('', listed.text)
 
 
 def test_microversion_and_policy(client, w):
