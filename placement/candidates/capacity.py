@@ -39,10 +39,15 @@ def count(conn, shapes, version):
     """{'shapes': {name: answer}, 'stranded': {class: amount}} of
     ``shapes`` {name: query.CandidateQuery} at microversion ``version``
     (api-ref/capacity.md defines the figures)."""
-    counted = {}
+    readings = {}
     for name, query in shapes.items():
         with named(name):
-            counted[name] = _fill(conn, query, version)
+            readings[name] = _reading(conn, query, version)
+    for alike in _alike(shapes):
+        readings[alike[0]].read_together([readings[name]
+                                          for name in alike[1:]])
+    counted = {name: _fill(reading, shapes[name].limit)
+               for name, reading in readings.items()}
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
@@ -73,14 +78,34 @@ def named(name):
                                 code=error.code) from None
 
 
-def _fill(conn, query, version):
-    """The Counted of one shape: read as the list reads it, with every
-    row's free space, then filled."""
-    names = names_mod.Names(conn, query)
+def _reading(conn, query, version):
+    """The RequestSearch of one shape: read as the list reads it, with
+    every row's free space."""
     # Every tree is read: ``limit`` only cuts the providers listed.
-    reading = reader_mod.RequestSearch(
-        conn, dataclasses.replace(query, limit=None), version, names,
-        rooms=True)
+    return reader_mod.RequestSearch(
+        conn, dataclasses.replace(query, limit=None), version,
+        names_mod.Names(conn, query), rooms=True)
+
+
+def _alike(shapes):
+    """[[name, ...]] of two or more shapes of one group each that differ
+    in their amounts only (the same classes in the same order): one
+    statement reads them all (RequestSearch.read_together)."""
+    found = {}
+    for name, query in shapes.items():
+        (group, *others) = query.groups.values()
+        if others or not group.resources:
+            continue
+        # What the group's statement reads, but for the amounts.
+        key = (group.suffix, tuple(group.resources), group.traits,
+               group.member_of, group.in_tree, query.root_required)
+        found.setdefault(key, []).append(name)
+    return [names for names in found.values() if len(names) > 1]
+
+
+def _fill(reading, limit):
+    """The Counted of one shape, filled from its ``reading``."""
+    names = reading.names
     request = reading.request()
     trees = list(reading.trees())
     reading.close()
@@ -98,8 +123,7 @@ def _fill(conn, query, version):
                 max_unit[rp, rc] = most
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
-    return Counted(filling.fill(request, trees, space), query.limit,
-                   classes)
+    return Counted(filling.fill(request, trees, space), limit, classes)
 
 
 def _answer(shape, providers, aggregates, stranded):
