@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from placement import errors
 from placement import tables
+from placement.candidates import alike as alike_mod
 from placement.candidates import filling
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
@@ -43,10 +44,12 @@ def count(conn, shapes, version):
     for name, query in shapes.items():
         with named(name):
             readings[name] = _reading(conn, query, version)
-    for alike in _alike(shapes):
-        readings[alike[0]].read_together([readings[name]
-                                          for name in alike[1:]])
-    counted = {name: _fill(reading, shapes[name].limit)
+    apart = {}
+    for names in alike_mod.alike(shapes):
+        found = alike_mod.read([readings[name] for name in names])
+        apart.update(zip(names, found.values()))
+    counted = {name: _fill(reading, shapes[name].limit,
+                           apart.get(name, ()))
                for name, reading in readings.items()}
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
@@ -87,24 +90,9 @@ def _reading(conn, query, version):
         names_mod.Names(conn, query), rooms=True)
 
 
-def _alike(shapes):
-    """[[name, ...]] of two or more shapes of one group each that differ
-    in their amounts only (the same classes in the same order): one
-    statement reads them all (RequestSearch.read_together)."""
-    found = {}
-    for name, query in shapes.items():
-        (group, *others) = query.groups.values()
-        if others or not group.resources:
-            continue
-        # What the group's statement reads, but for the amounts.
-        key = (group.suffix, tuple(group.resources), group.traits,
-               group.member_of, group.in_tree, query.root_required)
-        found.setdefault(key, []).append(name)
-    return [names for names in found.values() if len(names) > 1]
-
-
-def _fill(reading, limit):
-    """The Counted of one shape, filled from its ``reading``."""
+def _fill(reading, limit, apart):
+    """The Counted of one shape, filled from its ``reading`` and the
+    trees it set ``apart`` (see alike.read)."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees())
@@ -123,7 +111,8 @@ def _fill(reading, limit):
                 max_unit[rp, rc] = most
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
-    return Counted(filling.fill(request, trees, space), limit, classes)
+    return Counted(filling.fill(request, trees, space, apart), limit,
+                   classes)
 
 
 def _answer(shape, providers, aggregates, stranded):

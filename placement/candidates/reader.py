@@ -89,7 +89,7 @@ class GroupSearch:
     stmt: object = None
     layout: object = None
     # The rows of ``stmt`` for every tree, when read already (see
-    # RequestSearch.read_together).
+    # alike.read).
     rows: list = None
 
 
@@ -301,34 +301,16 @@ class RequestSearch:
     def _group_rows(self, group, roots=None):
         if group.rows is not None:
             return group.rows
-        return self._read(self._every_tree(group.stmt), roots)
+        return self._read(self.every_tree(group.stmt), roots)
 
-    def _every_tree(self, stmt):
-        # Not for the sharing providers' read: a few providers, found by
-        # their inventories.
+    def every_tree(self, stmt):
+        """A group's statement ``stmt`` as read for the trees (not for the
+        sharing providers' read: a few providers, found by their
+        inventories)."""
         stmt = statements.providers_first(stmt)
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
         return stmt
-
-    def read_together(self, others):
-        """Read the one group of this request and of ``others``
-        (RequestSearch values of requests alike but for their amounts,
-        read with ``rooms``) in one statement; each takes its own rows
-        from it."""
-        readings = [self, *others]
-        group = self.groups[0]
-        stmt = statements.group_statement(
-            self.names, group.stack, group.spec.spread, group.spec.amounts,
-            group.layout, self.conn.dialect.name, self.summary_classes,
-            every_row=True,
-            each=[reading.groups[0].spec.amounts for reading in readings])
-        rows = fetch(self.conn, self._every_tree(stmt))
-        count = len(readings)
-        # Per request, its class mask in place of that of any.
-        for at, reading in enumerate(readings, start=-count):
-            reading.groups[0].rows = [(*row[:3], row[at], *row[4:-count])
-                                      for row in rows if row[at]]
 
     def _read(self, stmt, roots=None):
         """The rows of ``stmt`` (ordered by root first) as they are
