@@ -4,7 +4,8 @@ where, what ends each tree's run, and the free space no shape can use.
 A shape is a parsed GET /allocation_candidates query.  It is read once
 through the candidate pipeline (names, checks, reader) with every row's
 free space, filled on copies of the rows (``filling.fill``), and the
-answer is the same for one shape or many; the providers' names, their
+answer is the same for one shape or many; shapes alike but for their
+amounts share one read (``alike.py``); the providers' names, their
 aggregates and the cloud's free space are read once for all shapes.
 """
 import contextlib
