@@ -22,8 +22,13 @@ not in the latter on MariaDB and PostgreSQL).
 
 Usage: ``.venv/bin/python bench/capacity_bench.py [--db-url URL]
 [--repeats 3] [--sample 500]``; a server URL (as the tests'
-PLACEMENT_TEST_*_URL) gets a throw-away database of its own.
+PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
+compare two versions of the code on one cloud, ``--database URL`` uses
+that database as it is (seeding it when it has no provider) and keeps
+it, and ``--capacity-only`` skips os-capacity's method; the md5 of the
+answer is printed.
 """
+import hashlib
 import argparse
 import json
 import logging
@@ -237,9 +242,14 @@ def main(argv=None):
     parser.add_argument('--db-url')
     parser.add_argument('--repeats', type=int, default=3)
     parser.add_argument('--sample', type=int, default=500)
+    parser.add_argument('--database')
+    parser.add_argument('--capacity-only', action='store_true')
     args = parser.parse_args(argv)
     workdir = tempfile.mkdtemp(prefix='capacity-bench-')
-    url, drop = database(args.db_url, workdir)
+    if args.database:
+        url, drop = args.database, lambda: None
+    else:
+        url, drop = database(args.db_url, workdir)
     try:
         path = os.path.join(workdir, 'placement.conf')
         with open(path, 'w') as f:
@@ -251,7 +261,14 @@ def main(argv=None):
         logging.getLogger().setLevel(logging.WARNING)
         engine = sa.create_engine(url)
         with engine.begin() as conn:
-            az_uuids = Seeder(conn).cloud()
+            if conn.execute(sa.select(tables.resource_providers.c.id)
+                            .limit(1)).first():
+                az_uuids = list(conn.execute(
+                    sa.select(tables.placement_aggregates.c.uuid)
+                    .order_by(tables.placement_aggregates.c.id)
+                    .limit(AZS)).scalars())
+            else:
+                az_uuids = Seeder(conn).cloud()
         engine.dispose()
         named = shapes(az_uuids)
         body = {'shapes': named}
@@ -264,10 +281,15 @@ def main(argv=None):
             statistics.median(run[0] for run in runs),
             min(run[0] for run in runs),
             statistics.median(run[1] for run in runs)))
-        wall, cpu, roots = os_capacity(app, named, args.sample)
-        print('os-capacity method: wall %.1f s, CPU %.1f s (%d root '
-              'providers read, %d timed)' % (wall, cpu, roots,
-                                              min(args.sample, roots)))
+        print('  runs (wall, CPU): %s; answer md5 %s; load %.1f' % (
+            ', '.join('%.2f, %.2f s' % run[:2] for run in runs),
+            hashlib.md5(json.dumps(answer).encode()).hexdigest(),
+            os.getloadavg()[0]))
+        if not args.capacity_only:
+            wall, cpu, roots = os_capacity(app, named, args.sample)
+            print('os-capacity method: wall %.1f s, CPU %.1f s (%d root '
+                  'providers read, %d timed)' % (wall, cpu, roots,
+                                                  min(args.sample, roots)))
         for name, shape in answer['shapes'].items():
             print('  %-16s fits %7d  on %5d providers' % (
                 name, shape['fits'], len(shape['providers'])))

@@ -204,6 +204,12 @@ def _query(world, groups, unsuffixed, isolate, member_of, traits):
     return params
 
 
+def _more(resources):
+    """``resources`` with one more of each class."""
+    return ','.join('%s:%d' % (rc, int(amount) + 1) for rc, amount in (
+        item.split(':') for item in resources.split(',')))
+
+
 @hypothesis.settings(
     max_examples=150, deadline=None, derandomize=True,
     suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
@@ -226,6 +232,14 @@ def test_fits_as_a_scheduler_places(client, world, providers, groups,
             world._trait(conn, trait)
     params = _query(world, groups, unsuffixed, isolate, member_of, traits)
     counted = capacity(client, version, **params)
+    # Shapes alike but for their amounts are read together: each answers
+    # as it does alone.
+    more = dict(params, **{key: _more(value) for key, value in params.items()
+                          if key.startswith('resources')})
+    together = shapes(client, {'shapes': {'more': more, 'shape': params}},
+                      version)['shapes']
+    assert together == {'shape': counted,
+                        'more': capacity(client, version, **more)}
     classes = sorted({rc for group in groups for rc in group['resources']})
     placed = place_until_full(client, params, version)
     hypothesis.target(min(len(placed), 10))

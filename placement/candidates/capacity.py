@@ -4,7 +4,8 @@ where, what ends each tree's run, and the free space no shape can use.
 A shape is a parsed GET /allocation_candidates query.  It is read once
 through the candidate pipeline (names, checks, reader) with every row's
 free space, filled on copies of the rows (``filling.fill``), and the
-answer is the same for one shape or many; the providers' names, their
+answer is the same for one shape or many; shapes alike but for their
+amounts share one read (``alike.py``); the providers' names, their
 aggregates and the cloud's free space are read once for all shapes.
 """
 import contextlib
@@ -16,6 +17,7 @@ import sqlalchemy as sa
 
 from placement import errors
 from placement import tables
+from placement.candidates import alike as alike_mod
 from placement.candidates import filling
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
@@ -39,10 +41,17 @@ def count(conn, shapes, version):
     """{'shapes': {name: answer}, 'stranded': {class: amount}} of
     ``shapes`` {name: query.CandidateQuery} at microversion ``version``
     (api-ref/capacity.md defines the figures)."""
-    counted = {}
+    readings = {}
     for name, query in shapes.items():
         with named(name):
-            counted[name] = _fill(conn, query, version)
+            readings[name] = _reading(conn, query, version)
+    apart = {}
+    for names in alike_mod.alike(shapes):
+        found = alike_mod.read([readings[name] for name in names])
+        apart.update(zip(names, found.values()))
+    counted = {name: _fill(reading, shapes[name].limit,
+                           apart.get(name, ()))
+               for name, reading in readings.items()}
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
@@ -73,14 +82,19 @@ def named(name):
                                 code=error.code) from None
 
 
-def _fill(conn, query, version):
-    """The Counted of one shape: read as the list reads it, with every
-    row's free space, then filled."""
-    names = names_mod.Names(conn, query)
+def _reading(conn, query, version):
+    """The RequestSearch of one shape: read as the list reads it, with
+    every row's free space."""
     # Every tree is read: ``limit`` only cuts the providers listed.
-    reading = reader_mod.RequestSearch(
-        conn, dataclasses.replace(query, limit=None), version, names,
-        rooms=True)
+    return reader_mod.RequestSearch(
+        conn, dataclasses.replace(query, limit=None), version,
+        names_mod.Names(conn, query), rooms=True)
+
+
+def _fill(reading, limit, apart):
+    """The Counted of one shape, filled from its ``reading`` and the
+    trees it set ``apart`` (see alike.read)."""
+    names = reading.names
     request = reading.request()
     trees = list(reading.trees())
     reading.close()
@@ -98,7 +112,7 @@ def _fill(conn, query, version):
                 max_unit[rp, rc] = most
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
-    return Counted(filling.fill(request, trees, space), query.limit,
+    return Counted(filling.fill(request, trees, space, apart), limit,
                    classes)
 
 

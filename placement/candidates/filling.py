@@ -41,12 +41,16 @@ class Filled:
     placed: dict = dataclasses.field(default_factory=dict)
 
 
-def fill(request, trees, space):
+def fill(request, trees, space, apart=()):
     """The Filled of ``trees`` (candidate_search.Tree values in root
-    order, as read) for the combiner's ``request``; ``space.free`` is
-    taken from."""
+    order, as read) for the combiner's ``request``, and of the trees set
+    ``apart`` (alike.read: [(root, rp, class mask, trait mask)], each of
+    one provider read for one group, that no sharing provider touches);
+    ``space.free`` is taken from."""
     filled = Filled()
-    lone = []
+    lone = [(candidate_search.Tree(root, [{rp: fit}], {},
+                                   {rp: traits} if traits else {}), rp)
+            for root, rp, fit, traits in apart]
     for tree in trees:
         providers = _providers(request, tree)
         if len(providers) == 1 and not (

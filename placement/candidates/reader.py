@@ -88,6 +88,9 @@ class GroupSearch:
     spec: candidate_search.Group
     stmt: object = None
     layout: object = None
+    # The rows of ``stmt`` for every tree, when read already (see
+    # alike.read).
+    rows: list = None
 
 
 class RequestSearch:
@@ -296,12 +299,18 @@ class RequestSearch:
             yield _tree(root, own, parents, read_by)
 
     def _group_rows(self, group, roots=None):
-        # Not for the sharing providers' read: a few providers, found by
-        # their inventories.
-        stmt = statements.providers_first(group.stmt)
+        if group.rows is not None:
+            return group.rows
+        return self._read(self.every_tree(group.stmt), roots)
+
+    def every_tree(self, stmt):
+        """A group's statement ``stmt`` as read for the trees (not for the
+        sharing providers' read: a few providers, found by their
+        inventories)."""
+        stmt = statements.providers_first(stmt)
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
-        return self._read(stmt, roots)
+        return stmt
 
     def _read(self, stmt, roots=None):
         """The rows of ``stmt`` (ordered by root first) as they are

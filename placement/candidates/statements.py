@@ -159,32 +159,45 @@ def _resource_conditions(ids, stack, amounts, dialect, used):
     inventory rows, ``used`` being a row's usage: HasInventory of every
     class is one IN list; the units and capacity conditions serve every
     class at once, the amount being a CASE over the class."""
+    return [_has_inventory(amounts, dialect),
+            *_amount_conditions(ids, stack, amounts, used)]
+
+
+def _has_inventory(amounts, dialect):
+    """HasInventory of every class of ``amounts``, as one IN list."""
+    return walk_in_root_order(INV.c.resource_class_id,
+                              dialect).in_(sorted(amounts))
+
+
+def _amount_conditions(ids, stack, amounts, used):
+    """The units and capacity conditions of ``_resource_conditions``."""
     if len(amounts) == 1:
         amount = sa.literal(next(iter(amounts.values())))
     else:
         amount = sa.case(amounts, value=INV.c.resource_class_id)
     site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
                            used=used, amount=amount)
-    has_inventory = walk_in_root_order(INV.c.resource_class_id,
-                                       dialect).in_(sorted(amounts))
     per_kind = {}
     for check in stack:
         if check.kind in ('units', 'capacity'):
             per_kind.setdefault(check.kind, check)
-    return [has_inventory, *(check.clause(ids, site)
-                             for check in per_kind.values())]
+    return [check.clause(ids, site) for check in per_kind.values()]
 
 
-def _class_mask(classes):
+def _class_mask(classes, passing=None):
     """A provider's class mask: bit i set when it passes the resource
-    checks of the i-th of ``classes``."""
-    return sa.func.sum(sa.case(
-        {rc: 1 << bit for bit, rc in enumerate(classes)},
-        value=INV.c.resource_class_id))
+    checks of the i-th of ``classes`` (and the condition ``passing``,
+    when given, on that class's inventory row)."""
+    bits = sa.case({rc: 1 << bit for bit, rc in enumerate(classes)},
+                   value=INV.c.resource_class_id)
+    if passing is not None:
+        bits = sa.case((passing, bits), else_=0)
+    return sa.func.sum(bits)
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
-                    summary_classes=None, limited=False, every_row=False):
+                    summary_classes=None, limited=False, every_row=False,
+                    each=None):
     """Rows (root, rp, trait mask, class mask, figures..., listed,
     limits...) of the providers passing the group's filters and able to
     serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
@@ -203,6 +216,12 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     passing its filters, with a class mask of 0 (and -1 listed: it never
     has them all).  ``limited``: the request has a limit; ``every_row``:
     every row is read (see ``usage_summed_once``).
+
+    ``each``: several amounts {rc id: amount} of the classes of
+    ``amounts``, in their order (shapes alike but for their amounts, read
+    once): a provider is read when it passes the resource checks for one
+    of them, its class mask is that of any, and the row ends with one
+    class mask per entry of ``each``, after the uuid.
     """
     site = _provider_site(dialect, limited)
     where = [check.clause(ids, site)
@@ -229,8 +248,13 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         used = usage.c.used
     else:
         used = figures.used(INV)
-    where = [*_resource_conditions(ids, stack, amounts, dialect, used),
-             *where]
+    if each is None:
+        where = [*_resource_conditions(ids, stack, amounts, dialect, used),
+                 *where]
+    else:
+        passing = [sa.and_(*_amount_conditions(ids, stack, one, used))
+                   for one in each]
+        where = [_has_inventory(amounts, dialect), sa.or_(*passing), *where]
     # The trait mask depends on the grouped provider only, so it needs no
     # aggregate (and is then computed once per provider, not per row).
     columns = [*order, traits, _class_mask(classes)]
@@ -250,6 +274,8 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
             columns += [sa.func.max(sa.case((mine, room))),
                         sa.func.max(sa.case((mine, INV.c.max_unit)))]
     columns.append(_uuid_of(RP.c.id))
+    if each is not None:
+        columns += [_class_mask(classes, one) for one in passing]
     return (
         sa.select(*columns)
         .select_from(joined)

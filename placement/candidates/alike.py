@@ -1,0 +1,75 @@
+"""Shapes alike but for their amounts, read at once (POST /capacity).
+
+A flavor list asks the same group statement of the same providers once
+per flavor, only the amounts differing.  One statement reads them all
+(``statements.group_statement``'s ``each``) and every shape takes its
+own rows from it.  The trees of one provider that no sharing provider
+touches are set apart on the way: each gives one candidate at most, so
+the fill counts them without building a tree of rows for each.
+"""
+import collections
+
+from placement.candidates import reader as reader_mod
+from placement.candidates import statements
+
+
+def alike(shapes):
+    """[[name, ...]] of two or more ``shapes`` {name: CandidateQuery} of
+    one group each that differ in their amounts only (the same classes in
+    the same order)."""
+    found = {}
+    for name, query in shapes.items():
+        (group, *others) = query.groups.values()
+        if others or not group.resources or query.same_subtree:
+            continue
+        # What the group's statement reads, but for the amounts.
+        key = (group.suffix, tuple(group.resources), group.traits,
+               group.member_of, group.in_tree, query.root_required)
+        found.setdefault(key, []).append(name)
+    return [names for names in found.values() if len(names) > 1]
+
+
+def read(readings):
+    """Read the one group of ``readings`` (reader.RequestSearch values,
+    with ``rooms``, of shapes alike) in one statement; each takes its
+    own rows.  {reading index: [(root, rp, class mask, trait mask)] of
+    its trees set apart}."""
+    first = readings[0]
+    group = first.groups[0]
+    stmt = statements.group_statement(
+        first.names, group.stack, group.spec.spread, group.spec.amounts,
+        group.layout, first.conn.dialect.name, first.summary_classes,
+        every_row=True,
+        each=[reading.groups[0].spec.amounts for reading in readings])
+    rows = reader_mod.fetch(first.conn, first.every_tree(stmt))
+    count = len(readings)
+    apart = {}
+    # Per shape, its class mask in place of that of any.
+    for index, reading in enumerate(readings):
+        at = index - count
+        apart[index] = _set_apart(reading, [
+            (*row[:3], row[at], *row[4:-count]) for row in rows if row[at]])
+    return apart
+
+
+def _set_apart(reading, rows):
+    """Give ``reading`` the ``rows`` of its trees, less those of trees of
+    one provider that no sharing provider serves or is in: those are
+    returned as (root, rp, class mask, trait mask), their summary parts
+    kept in ``reading.seen``."""
+    sharing = reading.sharing
+    served = {root for by_root in sharing.serving for root in by_root}
+    per_root = collections.Counter(row[0] for row in rows)
+    kept, apart, parts = [], [], {}
+    for row in rows:
+        root, rp = row[0], row[1]
+        if (per_root[root] == 1 and root not in served
+                and rp not in sharing.roots):
+            # MySQL sums to a Decimal.
+            apart.append((root, rp, int(row[3]), int(row[2] or 0)))
+            parts[rp] = row[3:-1]
+        else:
+            kept.append(row)
+    reading.groups[0].rows = kept
+    reading.seen.append((reading.groups[0].layout, parts))
+    return apart
