@@ -7,7 +7,8 @@ The data runs one way (``pipeline.py`` holds the steps in order):
     checks     every rule of the request, declared once    checks.py
     read       one statement per group, built from the     reader.py,
                checks; sharing providers; paging           statements.py
-    combine    groups into candidates, tree by tree        candidate_search
+    combine    groups into candidates, tree by tree        candidate_search,
+                                                           search_state
     rank       the answer's order (limit, random sample,   pipeline.py,
                or weighed: spread, pack; with a limit the  weigh.py,
                trees ranked first, read band by band)      ranking.py
