@@ -13,9 +13,13 @@ import random
 import hypothesis
 from hypothesis import strategies as st
 import pytest
+import sqlalchemy as sa
 
 from helpers import SHARING, get_candidates, group_st, provider_st
+from placement import tables
+from placement.candidates import statements
 from placement.candidates import weigh
+from placement.objects import figures
 
 V, M, D = 'VCPU', 'MEMORY_MB', 'DISK_GB'
 EVEN = {V: 1.0, M: 1.0}
@@ -249,6 +253,28 @@ def test_groups_of_other_classes_with_alike_figures_are_not_confused(
                           resources2='MEMORY_MB:1', group_policy='none',
                           limit='1')
     assert len(body['allocation_requests']) == 1
+
+
+def test_ranking_reads_the_free_space_python_computes(w):
+    # MariaDB and PostgreSQL keep 1.1 and 0.9 in single precision: in
+    # SQL 2000 * 1.1 would be 2200.00005, Python's 2200.
+    w.add('a', inventory={'VCPU': {'total': 2000, 'allocation_ratio': 1.1}})
+    w.add('b', inventory={'VCPU': {'total': 2000, 'allocation_ratio': 0.9}},
+          used={'VCPU': 3})
+    inv = tables.inventories
+    with w.engine.connect() as conn:
+        ratio = statements.ratio_as_read(inv, conn.dialect.name)
+        usage = figures.usage_table()
+        rows = conn.execute(sa.select(
+            inv.c.total, inv.c.reserved, inv.c.allocation_ratio,
+            usage.c.used, figures.free(inv, usage.c.used, ratio))
+            .outerjoin_from(inv, usage, sa.and_(
+                usage.c.resource_provider_id == inv.c.resource_provider_id,
+                usage.c.resource_class_id == inv.c.resource_class_id))
+            .order_by(inv.c.resource_provider_id)).all()
+    assert [free for *_, free in rows] == [
+        figures.free_of(figures.capacity_of(total, reserved, ratio), used)
+        for total, reserved, ratio, used, _ in rows] == [2200.0, 1797.0]
 
 
 def test_ten_identical_requests_start_on_different_trees(configured, w):

@@ -2,10 +2,11 @@
 tree in full.
 
 Per group a slim statement (``statements.ranking_statement``: the
-group's own checks, no summary columns) gives every provider passing them
-with its free space per requested class.  From it each tree gets bounds
-on what its candidates can leave free of a class: at most the sum of its
-k largest free spaces less the amounts, k being the number of groups
+group's own checks, no summary columns) gives per tree the largest and
+the smallest free space of each requested class among its providers
+passing them: one row per tree, reduced in SQL.  From it each tree gets
+bounds on what its candidates can leave free of a class: at most k times
+its largest free space less the amounts, k being the number of groups
 asking for the class; at least its smallest less the amounts, and never
 below 0.  A tree lacking some group or class has no candidate.  Trees
 are then read in full and combined band by band, only as far as the
@@ -45,82 +46,72 @@ def applies(query, reading, conf):
             and any(group.spec.amounts for group in reading.groups))
 
 
-def provider_rows(reading):
-    """Per group that reads (by index, see reader.RequestSearch), [(root,
-    rp, {rc: free})]: the providers passing its checks and their free
-    space of the classes they can serve.  Groups without amounts are
-    left out.  A group's providers with alike figures share one dict
-    (never changed)."""
-    dialect = reading.conn.dialect.name
-    found = {}
-    for index in reading.reading:
-        group = reading.groups[index]
-        if not group.spec.amounts:
-            continue
-        # Per group: the same values mean other classes in another.
-        alike = {}
-        layout = statements.Layout(group.spec.amounts, dialect, False)
-        stmt = statements.ranking_statement(
-            reading.names, group.stack, group.spec.spread,
-            group.spec.amounts, layout, dialect)
-        if reading.root_filter is not None:
-            stmt = stmt.where(reading.root_filter)
-        mine = found[index] = []
-        for row in reader.fetch(reading.conn, stmt):
-            part = row[2:]
-            free = alike.get(part)
-            if free is None:
-                free = alike[part] = {}
-                layout.frees(part, free)
-            mine.append((row[0], row[1], free))
-    return found
-
-
-def bounds(rows, groups):
-    """{root: (high, low)}, each {rc: bound} on the free space its
-    candidates leave (see the module docstring), from the
-    ``rows`` (see ``provider_rows``) and the combiner's
-    ``groups``."""
+def bounds(reading, groups, lowest):
+    """[(high, low, [roots])]: per set of trees with alike ranking rows
+    their bounds, each {rc: bound} on the free space their candidates
+    leave (see the module docstring; ``low`` only when ``lowest``, else
+    None), from the groups' ranking statements; ``groups`` are the
+    combiner's."""
     counts = {}
     amounts = {}
     for group in groups:
         for rc, amount in group.amounts.items():
             counts[rc] = counts.get(rc, 0) + 1
             amounts[rc] = amounts.get(rc, 0) + amount
-    trees = {}
-    present = None
-    for found in rows.values():
-        roots = set()
-        for root, _, free in found:
-            roots.add(root)
-            trees.setdefault(root, []).append(free)
-        present = roots if present is None else present & roots
-    # Providers with alike figures share one dict; trees of such
-    # providers share their bounds.
-    shared = {}
-    result = {}
-    for root in present:
-        frees = trees[root]
-        key = tuple(sorted(map(id, frees)))
-        found = shared.get(key, False)
-        if found is False:
-            found = shared[key] = _bounds(frees, counts, amounts)
+    dialect = reading.conn.dialect.name
+    classes = []
+    trees = None
+    for index in reading.reading:
+        group = reading.groups[index]
+        if not group.spec.amounts:
+            continue
+        classes.append(list(group.spec.amounts))
+        stmt = statements.ranking_statement(
+            reading.names, group.stack, group.spec.spread,
+            group.spec.amounts, dialect, lowest)
+        if reading.root_filter is not None:
+            stmt = stmt.where(reading.root_filter)
+        rows = reader.fetch(reading.conn, stmt)
+        if trees is None:
+            trees = {row[0]: (row[1:],) for row in rows}
+        else:
+            trees = {row[0]: trees[row[0]] + (row[1:],) for row in rows
+                     if row[0] in trees}
+    alike = {}
+    for root, parts in (trees or {}).items():
+        found = alike.get(parts)
+        if found is None:
+            found = alike[parts] = [root]
+        else:
+            found.append(root)
+    result = []
+    for parts, roots in alike.items():
+        found = _bounds(parts, classes, counts, amounts, lowest)
         if found is not None:
-            result[root] = found
+            result.append((*found, roots))
     return result
 
 
-def _bounds(frees, counts, amounts):
-    high = {}
-    low = {}
-    for rc, count in counts.items():
-        values = sorted((free[rc] for free in frees if rc in free),
-                        reverse=True)
-        if not values:
-            return None
-        high[rc] = sum(values[:count]) - amounts[rc]
-        low[rc] = max(values[-1] - amounts[rc], 0)
-    return high, low
+def _bounds(parts, classes, counts, amounts, lowest):
+    """(high, low) of a tree from its groups' ranking rows ``parts`` (by
+    ``classes``, each group's), or None when it lacks a class."""
+    largest = {}
+    smallest = {}
+    for part, mine in zip(parts, classes):
+        for at, rc in enumerate(mine):
+            value = part[at]
+            if value is None:
+                continue
+            largest[rc] = max(largest.get(rc, value), value)
+            if lowest:
+                least = part[len(mine) + at]
+                smallest[rc] = min(smallest.get(rc, least), least)
+    if len(largest) < len(counts):
+        return None
+    high = {rc: counts[rc] * largest[rc] - amounts[rc] for rc in counts}
+    if not lowest:
+        return high, None
+    return high, {rc: max(smallest[rc] - amounts[rc], 0) for rc in counts}
 
 
 class _Read:
@@ -162,24 +153,18 @@ def ranked(reading, request, conf, limit, rng=random):
     ``request`` the combiner's Request, ``conf`` the [placement]
     group."""
     multipliers = weigh.multipliers(reading.names, conf)
-    trees = bounds(provider_rows(reading), request.groups)
+    highest = conf.candidate_order == weigh.SPREAD
+    alike = bounds(reading, request.groups, not highest)
     done = _Read(reading, request)
-    _find_top(trees, done, [rc for rc, value in multipliers.items()
+    _find_top(alike, done, [rc for rc, value in multipliers.items()
                             if value > 0])
     shares = weigh.factors(done.top, multipliers)
-    highest = conf.candidate_order == weigh.SPREAD
     tolerance = conf.weight_tolerance
-    side = 0 if highest else 1
-    # Trees of alike providers share their bounds, so do their scores.
-    scores = {}
     scored = []
-    for root, found in trees.items():
-        if root not in done.roots:
-            value = scores.get(id(found[side]))
-            if value is None:
-                value = scores[id(found[side])] = weigh.score(
-                    shares, found[side])
-            scored.append((value, root))
+    for high, low, roots in alike:
+        value = weigh.score(shares, high if highest else low)
+        scored += [(value, root) for root in roots
+                   if root not in done.roots]
     draws = weigh.draws(scored, operator.itemgetter(0), highest, tolerance,
                         rng)
     # The next tree to read, and the bound of its band's first: no tree
@@ -207,14 +192,15 @@ def ranked(reading, request, conf, limit, rng=random):
         weighed, conf.candidate_order, tolerance, rng)), limit)
 
 
-def _find_top(trees, done, classes):
+def _find_top(alike, done, classes):
     """Read the trees that could leave more of one of ``classes`` free
-    than any candidate read, most first, until none is left."""
-    # {rc: {upper bound: [roots]}}: trees of alike providers share one.
+    than any candidate read, most first, until none is left; ``alike``
+    as ``bounds`` gives it."""
+    # {rc: {upper bound: [roots]}}
     highs = {rc: {} for rc in classes}
-    for root, (high, _) in trees.items():
+    for high, _, roots in alike:
         for rc, by_value in highs.items():
-            by_value.setdefault(high.get(rc, 0), []).append(root)
+            by_value.setdefault(high.get(rc, 0), []).extend(roots)
     for rc, by_value in highs.items():
         size = 1
         for value in sorted(by_value, reverse=True):

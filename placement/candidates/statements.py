@@ -51,6 +51,21 @@ def usage_summed_once(every_row, dialect):
     return every_row and dialect != 'sqlite'
 
 
+def ratio_as_read(inventory, dialect):
+    """allocation_ratio as the double Python reads: MySQL and PostgreSQL
+    keep it in single precision and their drivers hand over its shortest
+    decimal form, so SQL reads it through that text to compute the very
+    free space Python would (see Layout)."""
+    ratio = inventory.c.allocation_ratio
+    if dialect == 'sqlite':
+        return ratio
+    text = sa.cast(ratio, sa.String)
+    if dialect == 'postgresql':
+        return sa.cast(text, sa.Double)
+    # MySQL casts to no floating type; a string plus a double is one.
+    return sa.type_coerce(text, sa.Double) + sa.literal_column('0e0')
+
+
 def providers_first(stmt):
     """MariaDB would scan the inventories of several classes and sort
     the groups; joined providers first (by the root index) the rows come
@@ -111,29 +126,6 @@ class Layout:
                     total, reserved, ratio, used = part[at:at + 4]
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
-
-    def free_columns(self, inventory, used):
-        """What ``ranking_statement`` reads of one class, as SQL
-        expressions: its free space on SQLite (as Python computes it),
-        else the summary figures (see the class docstring)."""
-        if self.in_sql:
-            return [figures.free(inventory, used)]
-        return self.columns(inventory, used)
-
-    def frees(self, part, into):
-        """Add {rc: free space} of the classes ``part`` (a
-        ``ranking_statement`` row from its class mask on) serves to
-        ``into``."""
-        if not self.in_sql:
-            found = {}
-            self.figures(part, found)
-            for rc, (capacity, used) in found.items():
-                into[rc] = figures.free_of(capacity, used)
-            return
-        fit = int(part[0])
-        for bit, rc in self.bits:
-            if fit >> bit & 1:
-                into[rc] = float(part[1 + bit])
 
     def rooms(self, part):
         """[(rc, free space, max_unit)] of the classes a ``summary_part``
@@ -284,13 +276,14 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         .order_by(*order))
 
 
-def ranking_statement(ids, stack, spread, amounts, layout, dialect):
-    """Rows (root, rp, class mask, per class ``layout.free_columns``) of
-    the providers passing the group's checks (those of
-    ``group_statement``), in no order: what the weigh stage ranks trees
-    by (candidates/ranking.py).  No summary columns, and the usage is
-    summed once for all inventories rather than looked up per row; read
-    with ``layout.frees(row[2:], ...)``."""
+def ranking_statement(ids, stack, spread, amounts, dialect, smallest):
+    """One row per tree: (root, per class of ``amounts`` the largest free
+    space of a provider of the tree passing the group's checks (those of
+    ``group_statement``), then with ``smallest`` per class the smallest),
+    NULL where none of its providers can serve the class; in no order:
+    what the weigh stage bounds trees by (candidates/ranking.py).  The
+    free space is the one Python computes (``ratio_as_read``); the usage
+    is summed once for all inventories rather than looked up per row."""
     usage = figures.usage_table(amounts)
     inventory = RP.join(INV, INV.c.resource_provider_id == RP.c.id).outerjoin(
         usage, sa.and_(
@@ -300,10 +293,11 @@ def ranking_statement(ids, stack, spread, amounts, layout, dialect):
                                    usage.c.used),
              *(check.clause(ids, _provider_site(dialect, False))
                for check in checks_mod.filters(stack, spread))]
-    columns = [RP.c.root_provider_id, RP.c.id, _class_mask(list(amounts))]
-    for rc in amounts:
-        mine = INV.c.resource_class_id == rc
-        columns += [sa.func.max(sa.case((mine, column)))
-                    for column in layout.free_columns(INV, usage.c.used)]
+    free = figures.free(INV, usage.c.used, ratio_as_read(INV, dialect))
+    per_class = [sa.case((INV.c.resource_class_id == rc, free))
+                 for rc in amounts]
+    columns = [RP.c.root_provider_id, *map(sa.func.max, per_class)]
+    if smallest:
+        columns += map(sa.func.min, per_class)
     return (sa.select(*columns).select_from(inventory).where(*where)
-            .group_by(RP.c.root_provider_id, RP.c.id))
+            .group_by(RP.c.root_provider_id))

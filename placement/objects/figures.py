@@ -12,10 +12,13 @@ from placement import tables
 ALLOC = tables.allocations
 
 
-def capacity(inventory):
-    """What an inventory row can hold in all, as SQL."""
-    return ((inventory.c.total - inventory.c.reserved)
-            * inventory.c.allocation_ratio)
+def capacity(inventory, ratio=None):
+    """What an inventory row can hold in all, as SQL; ``ratio``: the
+    expression to read its allocation_ratio by (see
+    candidates.statements.ratio_as_read)."""
+    if ratio is None:
+        ratio = inventory.c.allocation_ratio
+    return (inventory.c.total - inventory.c.reserved) * ratio
 
 
 def capacity_of(total, reserved, allocation_ratio):
@@ -49,10 +52,11 @@ def usage_table(class_ids=None):
                          ALLOC.c.resource_class_id).subquery('usage')
 
 
-def free(inventory, used_expr):
+def free(inventory, used_expr, ratio=None):
     """What is left of an inventory row's capacity, as SQL, given the
-    expression ``used_expr`` of its usage (may be NULL)."""
-    return capacity(inventory) - sa.func.coalesce(used_expr, 0)
+    expression ``used_expr`` of its usage (may be NULL); ``ratio`` as
+    for ``capacity``."""
+    return capacity(inventory, ratio) - sa.func.coalesce(used_expr, 0)
 
 
 def free_of(capacity, used):
