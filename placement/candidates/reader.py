@@ -9,11 +9,9 @@ MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the trees
 they serve.  The groups' row streams are merged by root into one
 ``candidate_search.Tree`` per tree.  Everything is a generator, so a
 limit stops reading rows early.  SQLite hands rows over as it finds
-them; PyMySQL buffers whole results, so with a limit MySQL's rows are
-read in pages of growing size, from the root where the last page
-stopped.  (PostgreSQL misjudges how many inventory rows pass the
-capacity check and plans a full aggregate and sort for any page, so
-there a page would cost as much as the whole read: it reads at once.)
+them; PyMySQL and psycopg2 buffer whole results, so with a limit MySQL's
+and PostgreSQL's rows are read in pages: ranges of root ids of growing
+size (see ``_paged``).
 """
 import dataclasses
 import heapq
@@ -36,8 +34,8 @@ INV = tables.inventories
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 
-# With a limit, the first page of rows read from MySQL: this many per
-# candidate asked for, at least PAGE.
+# With a limit, the first page read from MySQL or PostgreSQL: the trees
+# of this many root ids per candidate asked for, of at least PAGE.
 PAGE = 100
 PAGE_PER_CANDIDATE = 2
 # How provider rows are looked up by id (see rows_for): a range when
@@ -62,6 +60,10 @@ _SERVED = (
         .join(_THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
         .join(_MEMBER, _MEMBER.c.id == _THEIRS.c.resource_provider_id))
     .distinct())
+# The lowest and highest root ids: the span the pages cover (both read
+# from the root index's ends).
+_ROOTS = sa.select(sa.func.min(RP.c.root_provider_id),
+                   sa.func.max(RP.c.root_provider_id))
 
 
 class ProviderRow(typing.NamedTuple):
@@ -155,11 +157,11 @@ class RequestSearch:
                 # Weighed answers read some trees by root (ranking.py).
                 limited=query.limit is not None and not explain,
                 every_row=rooms)
-        # Rows per page of a paged read (see _paged), or None to read
-        # each statement at once.
+        # Root ids of the first page of a paged read (see _paged), or
+        # None to read each statement at once.
         self.page = None
         if (query.limit is not None and not explain and not whole
-                and dialect in ('mysql', 'mariadb')):
+                and dialect != 'sqlite'):
             self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
         root = checks_mod.root_required(query)
@@ -328,25 +330,20 @@ class RequestSearch:
         return result.cursor
 
     def _paged(self, stmt):
-        """The rows of ``stmt`` in pages of doubling size.  A page ends
-        inside a tree, so its last tree's rows are held back and the next
-        page starts at that root.  Each page is a statement of its own,
-        so several statements' pages can be read in turn on one
+        """The rows of ``stmt``, the trees of a range of root ids at a
+        time, each range twice as wide as the one before.  A range, not a
+        LIMIT: PostgreSQL misjudges how many inventory rows pass the
+        capacity check, so for any LIMIT it plans the aggregate and sort
+        of the whole result; a range of the root index bounds what it
+        reads whatever its estimates.  Each page is a statement of its
+        own, so several statements' pages can be read in turn on one
         connection."""
+        low, high = fetch(self.conn, _ROOTS)[0]
         size = self.page
-        start = None
-        while True:
-            page = stmt if start is None else stmt.where(
-                RP.c.root_provider_id >= start)
-            rows = fetch(self.conn, page.limit(size))
-            if len(rows) < size:
-                yield from rows
-                return
-            start = rows[-1][0]
-            end = len(rows)
-            while end and rows[end - 1][0] == start:
-                end -= 1
-            yield from rows[:end]
+        while low is not None and low <= high:
+            yield from fetch(self.conn, stmt.where(
+                RP.c.root_provider_id.between(low, low + size - 1)))
+            low += size
             size *= 2
 
     def close(self):
