@@ -17,7 +17,6 @@ import time
 import uuid
 
 import webob
-import webob.dec
 import webob.exc
 
 from placement import context as placement_context
@@ -105,19 +104,24 @@ class FaultWrapper:
     def __init__(self, application):
         self.application = application
 
-    @webob.dec.wsgify
-    def __call__(self, req):
-        prefer_json_errors(req.environ)
+    def __call__(self, environ, start_response):
+        prefer_json_errors(environ)
+        req = webob.Request(environ)
         try:
-            response = req.get_response(self.application)
+            # The answer is collected (status and headers) before it is
+            # passed on, so that an error raised on the way still gets
+            # its error response.
+            status, headers, body = req.call_application(self.application)
         except (errors.PlacementError, webob.exc.HTTPException) as exc:
-            return error_response(req, exc)
+            return error_response(req, exc)(environ, start_response)
         except Exception:  # noqa: BLE001 - the last line of defence
             ERROR_LOG.exception('unexpected error handling %s %s',
                                 req.method, req.path)
             return error_response(req, errors.PlacementError(
-                'An unexpected error occurred; see the service log.'))
-        return response
+                'An unexpected error occurred; see the service log.'))(
+                    environ, start_response)
+        start_response(status, headers)
+        return body
 
 
 class PathDispatch:

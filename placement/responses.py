@@ -2,6 +2,7 @@
 body, links and Location."""
 import orjson
 import webob
+from webob import datetime_utils
 
 from placement import microversions
 from placement import negotiation
@@ -24,14 +25,16 @@ def json_response(req, data, status=200, last_modified=None):
 
 def encoded_json_response(req, body, status=200, last_modified=None):
     """``json_response`` for a body already encoded (bytes)."""
-    response = webob.Response(status=status, content_type=JSON,
-                              charset=None)
-    response.body = body
+    # The header list as webob's setters would leave it, in their order,
+    # written out at once rather than parsed and set header by header.
+    headers = [('Content-Type', JSON), ('Content-Length', str(len(body)))]
     if negotiation.at_least(req, microversions.CACHE_HEADERS):
-        response.cache_control = 'no-cache'
+        headers.append(('Cache-Control', 'no-cache'))
         if last_modified is not UNDATED:
-            response.last_modified = last_modified or timestamps.utcnow()
-    return response
+            modified = last_modified or timestamps.utcnow()
+            headers.append(('Last-Modified',
+                            datetime_utils.serialize_date(modified)))
+    return webob.Response(status=status, headerlist=headers, app_iter=[body])
 
 
 def empty_response(req, status=204):

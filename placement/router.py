@@ -4,7 +4,7 @@ Unknown URLs answer 404; a known URL with a method it does not support
 answers 405 with an ``Allow`` header listing the methods it does.
 """
 import routes
-import webob.dec
+import webob
 
 from placement import environ_keys
 from placement import errors
@@ -121,19 +121,20 @@ class Router:
             self.mapper.connect(path, action=_method_not_allowed(methods),
                                 route=path)
 
-    @webob.dec.wsgify
-    def __call__(self, req):
+    # A plain WSGI app, not wsgify: the handler's answer goes out as it
+    # is, without a response object built around it and called again.
+    def __call__(self, environ, start_response):
+        req = webob.Request(environ)
         # Checked for every URL, known or not, before routing (as
         # upstream): a body must say what it is.
         if req.content_length and not req.content_type:
-            req.environ[environ_keys.ROUTE] = (
-                environ_keys.REFUSED_BY_CONTENT_TYPE)
+            environ[environ_keys.ROUTE] = environ_keys.REFUSED_BY_CONTENT_TYPE
             raise errors.BadRequest(
                 'content-type header required when content-length > 0')
-        match = self.mapper.match(environ=req.environ)
+        match = self.mapper.match(environ=environ)
         if match is None:
             raise errors.NotFound()
         func = match.pop('action')
-        req.environ[environ_keys.ROUTE] = match.pop('route')
+        environ[environ_keys.ROUTE] = match.pop('route')
         req.urlvars = match
-        return req.get_response(func)
+        return func(environ, start_response)

@@ -2,8 +2,9 @@
 request's context."""
 import functools
 
+import webob
 import webob.acceptparse
-import webob.dec
+import webob.exc
 
 from placement import environ_keys
 from placement import errors
@@ -25,17 +26,25 @@ def handler(func=None, *, negotiate=True):
     if func is None:
         return functools.partial(handler, negotiate=negotiate)
 
+    # A WSGI app as webob's wsgify makes one, less the default response
+    # object it builds for every request and that no handler uses.
     @functools.wraps(func)
-    @webob.dec.wsgify
-    def wrapper(req):
-        # Only reads negotiate the body type (as upstream): a write with
-        # e.g. "Accept: text/plain" still gets its 4xx, rendered as text.
-        # An empty Accept header asks for nothing in particular.
-        if negotiate and req.method == 'GET' and _refuses_json(
-                req.environ.get('HTTP_ACCEPT')):
-            raise errors.NotAcceptable('Only application/json is provided')
-        _check_url_text(req)
-        return func(req)
+    def wrapper(environ, start_response):
+        req = webob.Request(environ)
+        try:
+            # Only reads negotiate the body type (as upstream): a write
+            # with e.g. "Accept: text/plain" still gets its 4xx, rendered
+            # as text.  An empty Accept header asks for nothing in
+            # particular.
+            if negotiate and req.method == 'GET' and _refuses_json(
+                    environ.get('HTTP_ACCEPT')):
+                raise errors.NotAcceptable(
+                    'Only application/json is provided')
+            _check_url_text(req)
+            response = func(req)
+        except webob.exc.HTTPException as exc:
+            response = exc
+        return response(environ, start_response)
     return wrapper
 
 
