@@ -60,6 +60,7 @@ import placement_bench as pb  # noqa: E402 (servers, claimers)
 
 from placement import conf as placement_conf  # noqa: E402
 from placement import deploy  # noqa: E402
+from placement import tables  # noqa: E402
 
 HEADERS = dict(mix_bench.HEADERS)
 FLAVORS = ({'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20},
@@ -251,12 +252,16 @@ def cost_run(args, kind, count):
         engine = sa.create_engine(db.url)
         url = '/allocation_candidates?%s&limit=%d' % (
             explain_bench.fill(engine, kind, count), args.limit)
+        with engine.connect() as conn:
+            hosts = conn.execute(disk_holders()).scalars().all()
         engine.dispose()
         times = {order: ([], []) for order in args.orders}
         for round_ in range(args.repeats + 1):
             for order in args.orders:
                 conf.set_override('candidate_order', order,
                                   group='placement')
+                if args.claim_between:
+                    claim_one(app, random.choice(hosts))
                 started = time.perf_counter()
                 elapsed, _ = explain_bench.call(app, url)
                 if round_:      # the first round warms caches up
@@ -267,6 +272,32 @@ def cost_run(args, kind, count):
     finally:
         db.drop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def disk_holders():
+    """The UUIDs of the providers with DISK_GB inventory."""
+    inv = tables.inventories
+    rc = tables.resource_classes
+    return sa.select(tables.resource_providers.c.uuid).where(
+        tables.resource_providers.c.id.in_(
+            sa.select(inv.c.resource_provider_id).join(
+                rc, rc.c.id == inv.c.resource_class_id)
+            .where(rc.c.name == 'DISK_GB')))
+
+
+def claim_one(app, host):
+    """A new consumer claims 1 DISK_GB of ``host`` (its CPU time is not
+    counted)."""
+    response = webob.Request.blank(
+        '/allocations/%s' % uuid.uuid4(), method='PUT', headers=HEADERS,
+        body=json.dumps({
+            'allocations': {host: {'resources': {'DISK_GB': 1}}},
+            'project_id': str(uuid.uuid4()), 'user_id': str(uuid.uuid4()),
+            'consumer_generation': None,
+            'consumer_type': 'INSTANCE'}).encode()).get_response(app)
+    if response.status_int != 204:
+        raise SystemExit('claim: %s %s' % (response.status,
+                                           response.text[:300]))
 
 
 def cost(args):
@@ -375,6 +406,9 @@ def main(argv=None):
                        default=['default', 'spread', 'pack'])
     price.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
                        '(default: SQLite)')
+    price.add_argument('--claim-between', action='store_true',
+                       help='one claim on a random provider before every '
+                       'request, as when each follows a scheduler\'s claim')
     race = commands.add_parser('claims')
     race.add_argument('--computes', type=int, default=10000)
     race.add_argument('--concurrency', type=int, action='append')

@@ -292,6 +292,19 @@ def test_ten_identical_requests_start_on_different_trees(configured, w):
     assert len(set(firsts)) >= 7
 
 
+def test_a_limit_below_the_first_band_draws_from_all_of_it(configured, w):
+    # The tree read to find the largest free space is one of the band,
+    # drawn like the others.
+    for index in range(50):
+        w.add('cn%d' % index, inventory={'VCPU': 16})
+    spread = configured(candidate_order='spread')
+    firsts = {w.name_of(next(iter(get_candidates(
+        spread, resources='VCPU:1', limit='1')[
+            'allocation_requests'][0]['allocations'])))
+        for _ in range(10)}
+    assert len(firsts) >= 6
+
+
 def test_pack_fills_the_fullest_tree_first(configured, w):
     w.add('empty', inventory={'VCPU': 16})
     w.add('half', inventory={'VCPU': 16}, used={'VCPU': 8})

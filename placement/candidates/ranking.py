@@ -137,11 +137,14 @@ class _Read:
         self.found += weigh.lefts(candidates, self.reading.roots, self.free,
                                   {}, self.top)
 
-    def weights(self, shares, highest):
-        """{root: its weight} of the trees read that gave candidates."""
+    def weights(self, shares, highest, among):
+        """{root: its weight} of the trees of ``among`` read that gave
+        candidates."""
         best = max if highest else min
         found = {}
         for _, root, left in self.found:
+            if root not in among:
+                continue
             value = weigh.score(shares, left)
             found[root] = best(found.get(root, value), value)
         return found
@@ -163,16 +166,19 @@ def ranked(reading, request, conf, limit, rng=random):
     scored = []
     for high, low, roots in alike:
         value = weigh.score(shares, high if highest else low)
-        scored += [(value, root) for root in roots
-                   if root not in done.roots]
+        scored += [(value, root) for root in roots]
+    # The trees read to find ``top`` are drawn like the others: the
+    # answer holds them only if drawn, so a band's trees are equally
+    # likely.
     draws = weigh.draws(scored, operator.itemgetter(0), highest, tolerance,
                         rng)
-    # The next tree to read, and the bound of its band's first: no tree
+    drawn = set()
+    # The next tree to take, and the bound of its band's first: no tree
     # left weighs better.
     pending = next(draws, None)
     step = max(limit // 8, 1)
     while pending is not None:
-        weights = done.weights(shares, highest)
+        weights = done.weights(shares, highest, drawn)
         if len(weights) >= limit:
             kth = sorted(weights.values(), reverse=highest)[limit - 1]
             if (pending[0] <= kth + tolerance if highest
@@ -181,13 +187,16 @@ def ranked(reading, request, conf, limit, rng=random):
         batch = []
         while pending is not None and len(batch) < max(
                 limit - len(weights), step):
-            batch.append(pending[1][1])
+            drawn.add(pending[1][1])
+            if pending[1][1] not in done.roots:
+                batch.append(pending[1][1])
             pending = next(draws, None)
-        done.read(batch)
+        if batch:
+            done.read(batch)
         step *= 2
     weighed = [weigh.Weighed(candidate, root, weigh.score(shares, left),
                              left, shares)
-               for candidate, root, left in done.found]
+               for candidate, root, left in done.found if root in drawn]
     return itertools.islice((item.candidate for item in weigh.ordered(
         weighed, conf.candidate_order, tolerance, rng)), limit)
 
