@@ -238,9 +238,13 @@ def ranked(reading, request, conf, limit, rng=random):
             if (pending[0] <= kth + tolerance if highest
                     else pending[0] >= kth - tolerance):
                 break
+        # Trees read weighing worse than the next (those read to find
+        # ``top``) do not count towards the limit.
+        ahead = sum(1 for value in weights.values()
+                    if (value >= pending[0] if highest
+                        else value <= pending[0]))
         batch = []
-        while pending is not None and len(batch) < max(
-                limit - len(weights), step):
+        while pending is not None and len(batch) < max(limit - ahead, step):
             batch.append(pending[1][1])
             pending = next(draws, None)
         done.read(batch)
