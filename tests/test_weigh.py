@@ -9,14 +9,20 @@ greatest weight, with ``pack`` the least, with ``default`` today's
 order.
 """
 import random
+import types
 
 import hypothesis
 from hypothesis import strategies as st
 import pytest
 import sqlalchemy as sa
+import webob.multidict
 
 from helpers import SHARING, get_candidates, group_st, provider_st
+from placement import microversions
+from placement import query
 from placement import tables
+from placement.candidates import pipeline
+from placement.candidates import ranking
 from placement.candidates import statements
 from placement.candidates import weigh
 from placement.objects import figures
@@ -168,20 +174,44 @@ def scores(found, everything):
             for root, left in found]
 
 
+def read_band_by_band(world, params):
+    """Whether the weighed answer to ``params`` is read band by band."""
+    parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
+                                         microversions.MAX)
+    conf = types.SimpleNamespace(max_allocation_candidates=0)
+    with world.engine.connect() as conn:
+        reading, _ = pipeline.search(conn, parsed, microversions.MAX,
+                                     whole=True)
+        reading.close()
+    return ranking.applies(parsed, reading, conf)
+
+
 @hypothesis.settings(
-    max_examples=80, deadline=None, derandomize=True,
+    max_examples=120, deadline=None, derandomize=True,
     suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
 @hypothesis.given(
     providers=st.lists(provider_st, min_size=2, max_size=10),
     groups=st.lists(group_st, min_size=1, max_size=2),
     unsuffixed=st.booleans(),
     isolate=st.booleans(),
-    limit=st.integers(1, 6))
+    limit=st.integers(1, 6),
+    disk_sharing=st.booleans())
 def test_limited_answers_hold_the_trees_an_oracle_weighs_best(
         ordered_clients, world, providers, groups, unsuffixed, isolate,
-        limit):
+        limit, disk_sharing):
     world.clear()
+    if disk_sharing:
+        # Sharing providers of DISK_GB only: a request for VCPU too has no
+        # candidate of sharing providers only, and is read band by band.
+        providers = [
+            {**spec, 'inventory': {D: spec['inventory'].get(
+                D, spec['inventory'].get(V))}}
+            if spec['sharing'] and (spec['parent'] is None
+                                    or spec['parent'] >= index)
+            else spec for index, spec in enumerate(providers)]
     world.add_random(providers)
+    banded = disk_sharing and any(V in group['resources']
+                                  for group in groups)
     # isolate: trees whose bounds rank them high may have no candidate
     # (placement/candidates/ranking.py reads the next band).
     params = {'group_policy': 'isolate' if isolate else 'none'}
@@ -190,10 +220,15 @@ def test_limited_answers_hold_the_trees_an_oracle_weighs_best(
         # Traits only narrow the field: left to the other property tests.
         params['resources' + suffix] = ','.join(
             '%s:%d' % item for item in group['resources'].items())
+    if banded:
+        assert read_band_by_band(world, {**params, 'limit': str(limit)})
     everything = get_candidates(ordered_clients['default'], **params)
     free = frees(world, everything)
     weights = scores(free, free)
     hypothesis.event('trees: %d' % len({root for root, _ in weights}))
+    hypothesis.event('sharing, band by band: %s' % (banded and any(
+        SHARING in info['traits'] and info['aggs']
+        for info in world.providers.values())))
     default = get_candidates(ordered_clients['default'], limit=str(limit),
                              **params)
     assert default['allocation_requests'] == \

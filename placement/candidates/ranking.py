@@ -24,10 +24,13 @@ weighing needs:
 A tree ranked high that fails the rules over whole trees (combining,
 same_subtree, isolate, traits spread over the providers used) gives no
 candidate, and the next band is read.  The candidates read are weighed
-and ordered as weigh.ranked does.  Sharing providers (whose candidates
-may belong to a tree other than the one read) and
-``max_allocation_candidates`` (which cuts the combiner's output in its
-own order) keep the whole read (``applies``).
+and ordered as weigh.ranked does.  Sharing providers serving a tree
+count in its bounds as its own providers do.  Requests whose candidates
+may be made of sharing providers only (each group's classes served by
+sharing providers: such a candidate belongs to the tree of its first
+provider, not to the one read) and ``max_allocation_candidates`` (which
+cuts the combiner's output in its own order) keep the whole read
+(``applies``).
 """
 import itertools
 import operator
@@ -41,9 +44,25 @@ from placement.candidates import weigh
 
 def applies(query, reading, conf):
     """Whether a weighed answer can be read band by band."""
-    return (query.limit is not None and not reading.sharing.roots
+    return (query.limit is not None
             and conf.max_allocation_candidates <= 0
-            and any(group.spec.amounts for group in reading.groups))
+            and any(group.spec.amounts for group in reading.groups)
+            and not _sharing_only(reading))
+
+
+def _sharing_only(reading):
+    """Whether a candidate may be made of sharing providers only: its
+    tree is then the first provider's (weigh.py), which need not be the
+    tree read nor give it when read."""
+    if not reading.sharing.roots:
+        return False
+    for group, fits in zip(reading.groups, reading.sharing_fits):
+        covered = 0
+        for fit in fits.values():
+            covered |= fit
+        if group.spec.amounts and covered != group.spec.full:
+            return False
+    return True
 
 
 def bounds(reading, groups, lowest):
@@ -59,6 +78,8 @@ def bounds(reading, groups, lowest):
             counts[rc] = counts.get(rc, 0) + 1
             amounts[rc] = amounts.get(rc, 0) + amount
     dialect = reading.conn.dialect.name
+    # Only the sharing providers' rows are read yet.
+    free = weigh.figures(reading.seen) if reading.sharing.roots else {}
     classes = []
     trees = None
     for index in reading.reading:
@@ -71,12 +92,15 @@ def bounds(reading, groups, lowest):
             group.spec.amounts, dialect, lowest)
         if reading.root_filter is not None:
             stmt = stmt.where(reading.root_filter)
-        rows = reader.fetch(reading.conn, stmt)
+        rows = {row[0]: row[1:] for row in reader.fetch(reading.conn, stmt)}
+        if free:
+            _add_sharing(rows, group.spec, reading.sharing.serving[index],
+                         free, lowest)
         if trees is None:
-            trees = {row[0]: (row[1:],) for row in rows}
+            trees = {root: (row,) for root, row in rows.items()}
         else:
-            trees = {row[0]: trees[row[0]] + (row[1:],) for row in rows
-                     if row[0] in trees}
+            trees = {root: trees[root] + (row,)
+                     for root, row in rows.items() if root in trees}
     alike = {}
     for root, parts in (trees or {}).items():
         found = alike.get(parts)
@@ -90,6 +114,42 @@ def bounds(reading, groups, lowest):
         if found is not None:
             result.append((*found, roots))
     return result
+
+
+def _add_sharing(rows, spec, serving, free, lowest):
+    """Fold into a group's ranking ``rows`` {root: row} the free space of
+    the sharing providers serving each tree (``serving``, the group's
+    part of reading.Sharing.serving; ``free`` weigh.figures of theirs),
+    as if they were the tree's own: a candidate may take them."""
+    count = len(spec.amounts)
+    made = {}
+    for root, providers in serving.items():
+        key = tuple(providers)
+        shared = made.get(key)
+        if shared is None:
+            shared = made[key] = _shared_row(providers, spec, free, lowest)
+        own = rows.get(root)
+        if own is None:
+            rows[root] = shared
+            continue
+        rows[root] = tuple(
+            mine if theirs is None else theirs if mine is None
+            else (max if at < count else min)(mine, theirs)
+            for at, (mine, theirs) in enumerate(zip(own, shared)))
+
+
+def _shared_row(providers, spec, free, lowest):
+    """A ranking row (see statements.ranking_statement) of the sharing
+    ``providers`` [(rp, class mask)] able to serve the group ``spec``."""
+    if not spec.spread:
+        # A suffixed group takes a provider serving all its classes.
+        providers = [item for item in providers if item[1] == spec.full]
+    values = [[free[rp][rc] for rp, fit in providers if fit >> bit & 1]
+              for bit, rc in enumerate(spec.amounts)]
+    row = tuple(max(found) if found else None for found in values)
+    if lowest:
+        row += tuple(min(found) if found else None for found in values)
+    return row
 
 
 def _bounds(parts, classes, counts, amounts, lowest):
@@ -135,7 +195,7 @@ class _Read:
         self.free.update(weigh.figures(seen[self._seen:]))
         self._seen = len(seen)
         self.found += weigh.lefts(candidates, self.reading.roots, self.free,
-                                  {}, self.top)
+                                  self.reading.sharing.roots, self.top)
 
     def weights(self, shares, highest, among):
         """{root: its weight} of the trees of ``among`` read that gave

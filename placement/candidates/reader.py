@@ -208,6 +208,10 @@ class RequestSearch:
         to serve some of its classes, by the roots they serve."""
         sharing = candidate_search.Sharing(
             {}, [{} for _ in self.groups], {}, {})
+        # Per group {sharing provider: class mask}, in its own tree too:
+        # whether candidates of sharing providers only may come
+        # (ranking.applies).
+        self.sharing_fits = [{} for _ in self.groups]
         if not self.served:
             return sharing
         for index in self.reading:
@@ -221,6 +225,7 @@ class RequestSearch:
                 INV.c.resource_provider_id.in_(sorted(self.served)))
             for row in self._rows(fetch(self.conn, stmt), group):
                 sharing.roots[row.rp] = row.root
+                self.sharing_fits[index][row.rp] = row.fit
                 _note(row, sharing.limits, sharing.masks)
                 for anchor in self.served[row.rp]:
                     # In its own tree it is an ordinary member.
@@ -229,6 +234,7 @@ class RequestSearch:
                             (row.rp, row.fit))
         for index, reader in enumerate(self.read_by):
             sharing.serving[index] = sharing.serving[reader]
+            self.sharing_fits[index] = self.sharing_fits[reader]
         return sharing
 
     def _rows(self, rows, group):
