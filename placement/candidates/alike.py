@@ -9,7 +9,7 @@ the fill counts them without building a tree of rows for each.
 """
 import collections
 
-from placement.candidates import reader as reader_mod
+from placement.candidates import lookup
 from placement.candidates import statements
 
 
@@ -41,7 +41,7 @@ def read(readings):
         group.layout, first.conn.dialect.name, first.summary_classes,
         every_row=True,
         each=[reading.groups[0].spec.amounts for reading in readings])
-    rows = reader_mod.fetch(first.conn, first.every_tree(stmt))
+    rows = lookup.fetch(first.conn, first.every_tree(stmt))
     count = len(readings)
     apart = {}
     # Per shape, its class mask in place of that of any.

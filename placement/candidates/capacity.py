@@ -19,6 +19,7 @@ from placement import errors
 from placement import tables
 from placement.candidates import alike as alike_mod
 from placement.candidates import filling
+from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
 from placement.objects import figures
@@ -192,7 +193,7 @@ def _providers(conn, roots):
     if not roots:
         return {}
     wanted = set(roots)
-    return {rp: (uuid, name) for rp, uuid, name in reader_mod.rows_for(
+    return {rp: (uuid, name) for rp, uuid, name in lookup.rows_for(
         conn, sa.select(RP.c.id, RP.c.uuid, RP.c.name), wanted, RP.c.id)
         if rp in wanted}
 
@@ -203,7 +204,7 @@ def _aggregates(conn, roots):
     if not roots:
         return found
     wanted = set(roots)
-    for rp, uuid in reader_mod.rows_for(
+    for rp, uuid in lookup.rows_for(
             conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
             .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
             wanted, RPA.c.resource_provider_id):

@@ -37,7 +37,7 @@ import operator
 import random
 
 from placement import candidate_search
-from placement.candidates import reader
+from placement.candidates import lookup
 from placement.candidates import statements
 from placement.candidates import weigh
 
@@ -92,7 +92,7 @@ def bounds(reading, groups, lowest):
             group.spec.amounts, dialect, lowest)
         if reading.root_filter is not None:
             stmt = stmt.where(reading.root_filter)
-        rows = {row[0]: row[1:] for row in reader.fetch(reading.conn, stmt)}
+        rows = {row[0]: row[1:] for row in lookup.fetch(reading.conn, stmt)}
         if free:
             _add_sharing(rows, group.spec, reading.sharing.serving[index],
                          free, lowest)

@@ -26,6 +26,7 @@ from placement import microversions
 from placement import tables
 from placement.candidates import checks as checks_mod
 from placement.candidates import names as names_mod
+from placement.candidates import lookup
 from placement.candidates import statements
 from placement.objects import base
 
@@ -38,11 +39,6 @@ RPA = tables.resource_provider_aggregates
 # of this many root ids per candidate asked for, of at least PAGE.
 PAGE = 100
 PAGE_PER_CANDIDATE = 2
-# How provider rows are looked up by id (see rows_for): a range when
-# the ids fill at least 1/DENSE of it; else up to SCAN ids in IN lists
-# (base.chunks); else whole tables, filtered in Python.
-DENSE = 4
-SCAN = 5000
 # The limits of a row without any (shared, never changed).
 NO_LIMITS = {}
 
@@ -199,7 +195,7 @@ class RequestSearch:
         served = {}
         statement = _SERVED.where(
             RPT.c.trait_id == self.names.trait[names_mod.SHARING_TRAIT])
-        for rp, root in fetch(self.conn, statement):
+        for rp, root in lookup.fetch(self.conn, statement):
             served.setdefault(rp, set()).add(root)
         return served
 
@@ -223,7 +219,7 @@ class RequestSearch:
             # inventory row of the class (its row estimate here is 1).
             stmt = group.stmt.where(
                 INV.c.resource_provider_id.in_(sorted(self.served)))
-            for row in self._rows(fetch(self.conn, stmt), group):
+            for row in self._rows(lookup.fetch(self.conn, stmt), group):
                 sharing.roots[row.rp] = row.root
                 self.sharing_fits[index][row.rp] = row.fit
                 _note(row, sharing.limits, sharing.masks)
@@ -278,7 +274,7 @@ class RequestSearch:
         if roots is not None:
             anchored &= set(roots)
         if anchored and self.root_filter is not None:
-            anchored &= {row[0] for row in rows_for(
+            anchored &= {row[0] for row in lookup.rows_for(
                 self.conn, sa.select(RP.c.id).where(
                     RP.c.id == RP.c.root_provider_id, self.root_filter),
                 anchored, RP.c.id)}
@@ -326,7 +322,7 @@ class RequestSearch:
         those of the trees of ``roots`` (sorted) when given."""
         if roots is not None:
             return itertools.chain.from_iterable(
-                fetch(self.conn, stmt.where(
+                lookup.fetch(self.conn, stmt.where(
                     RP.c.root_provider_id.in_(chunk)))
                 for chunk in base.chunks(roots))
         if self.page is not None:
@@ -344,10 +340,10 @@ class RequestSearch:
         reads whatever its estimates.  Each page is a statement of its
         own, so several statements' pages can be read in turn on one
         connection."""
-        low, high = fetch(self.conn, _ROOTS)[0]
+        low, high = lookup.fetch(self.conn, _ROOTS)[0]
         size = self.page
         while low is not None and low <= high:
-            yield from fetch(self.conn, stmt.where(
+            yield from lookup.fetch(self.conn, stmt.where(
                 RP.c.root_provider_id.between(low, low + size - 1)))
             low += size
             size *= 2
@@ -393,29 +389,3 @@ def _note(row, limits, masks):
         limits[(row.rp, rc)] = limit
     if row.traits:
         masks[row.rp] = row.traits
-
-
-def fetch(conn, stmt):
-    """All rows of ``stmt`` as the driver's plain tuples: the columns read
-    here need no conversion, and building SQLAlchemy rows for tens of
-    thousands of them would cost more than the query."""
-    result = conn.execute(stmt)
-    try:
-        return result.cursor.fetchall()
-    finally:
-        result.close()
-
-
-def rows_for(conn, stmt, ids, column, wrap=lambda clause: clause):
-    """Rows of ``stmt`` including those whose ``column`` is in ``ids``
-    (callers filter the others out); ``wrap`` turns the condition on
-    ``column`` into the statement's condition."""
-    low, high = min(ids), max(ids)
-    if high - low < DENSE * len(ids):
-        return fetch(conn, stmt.where(wrap(column.between(low, high))))
-    if len(ids) > SCAN:
-        return fetch(conn, stmt)
-    rows = []
-    for chunk in base.chunks(sorted(ids)):
-        rows += fetch(conn, stmt.where(wrap(column.in_(chunk))))
-    return rows

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 
 from placement import microversions
 from placement import tables
-from placement.candidates import reader as reader_mod
+from placement.candidates import lookup
 from placement.objects import figures
 
 RP = tables.resource_providers
@@ -41,14 +41,14 @@ def _places(conn, version, ids):
     stmt = sa.select(RP.c.id, RP.c.uuid, RP.c.parent_provider_id,
                      RP.c.root_provider_id)
     if version >= microversions.NESTED_CANDIDATES:
-        rows = reader_mod.rows_for(
+        rows = lookup.rows_for(
             conn, stmt, ids, _INNER.c.id,
             lambda clause: RP.c.root_provider_id.in_(
                 sa.select(_INNER.c.root_provider_id).where(clause)))
         roots = {row[3] for row in rows if row[0] in ids}
         rows = [row for row in rows if row[3] in roots]
     else:
-        rows = [row for row in reader_mod.rows_for(conn, stmt, ids, RP.c.id)
+        rows = [row for row in lookup.rows_for(conn, stmt, ids, RP.c.id)
                 if row[0] in ids]
     uuids = {row[0]: row[1] for row in rows}
     return {rp: (uuid, uuids.get(parent), uuids.get(root))
@@ -107,7 +107,7 @@ def _resources(conn, search, providers):
         if search.summary_classes is not None:
             stmt = stmt.where(
                 INV.c.resource_class_id.in_(search.summary_classes))
-        for rp, rc, total, reserved, ratio, used in reader_mod.rows_for(
+        for rp, rc, total, reserved, ratio, used in lookup.rows_for(
                 conn, stmt, unread, INV.c.resource_provider_id):
             found = unread.get(rp)
             if found is not None:
@@ -121,11 +121,11 @@ def _resources(conn, search, providers):
 def _traits(conn, providers):
     """{rp: [trait name, ...]} of ``providers`` in trait id order."""
     traits = {rp: [] for rp in providers}
-    rows = reader_mod.rows_for(
+    rows = lookup.rows_for(
         conn, sa.select(RPT.c.resource_provider_id, RPT.c.trait_id)
         .order_by(RPT.c.resource_provider_id, RPT.c.trait_id),
         providers, RPT.c.resource_provider_id)
-    names = dict(reader_mod.fetch(
+    names = dict(lookup.fetch(
         conn, sa.select(TRAITS.c.id, TRAITS.c.name)
         .where(TRAITS.c.id.in_(sorted({row[1] for row in rows})))))
     for rp, trait in rows:
