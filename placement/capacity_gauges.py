@@ -25,22 +25,47 @@ LOG = logging.getLogger(__name__)
 class _Cached:
     """A prometheus_client collector whose families (``_families()``, of
     the subclass) are computed at most once per ``cache_seconds``, by the
-    worker process answering."""
+    worker process answering.
+
+    Only the first scrape of a worker waits for them.  Once they are
+    older than ``cache_seconds``, a scrape still answers with them and
+    has them computed again in a thread: counting shapes takes seconds,
+    and a sync worker would serve nothing else meanwhile.  With
+    ``cache_seconds = 0`` every scrape computes them itself."""
 
     def __init__(self, cache_seconds):
         self.cache_seconds = cache_seconds
         self.lock = threading.Lock()
         self.cached = None
         self.expires = 0.0
+        self.refreshing = False
 
     def collect(self):
         with self.lock:
             now = time.monotonic()
-            if self.cached is None or now >= self.expires:
+            if self.cached is None or not self.cache_seconds:
                 self.cached = list(self._families())
                 self.expires = now + self.cache_seconds
+            elif now >= self.expires and not self.refreshing:
+                self.refreshing = True
+                threading.Thread(target=self._refresh, daemon=True,
+                                 name='metrics-refresh').start()
             return self.cached
 
+    def _refresh(self):
+        try:
+            families = list(self._families())
+        except Exception:
+            # The figures a scrape gets stay the last ones counted; the
+            # next scrape after cache_seconds tries again.
+            LOG.exception('GET /metrics: computing the cached figures '
+                          'failed')
+            families = None
+        with self.lock:
+            if families is not None:
+                self.cached = families
+            self.expires = time.monotonic() + self.cache_seconds
+            self.refreshing = False
 
 class CapacityGauges(_Cached):
     """The cloud-wide (and, with ``[metrics] per_provider``, per

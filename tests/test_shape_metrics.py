@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import httpx
 import pytest
@@ -124,6 +125,33 @@ def test_figures_are_reused_for_cache_seconds(database, cloud, client,
         # While the other capacity gauges are cached alike.
         assert value(again, 'placement_resource_providers') == value(
             first, 'placement_resource_providers')
+    finally:
+        cached.stop()
+
+
+def test_expired_figures_answer_while_counted_again(database, cloud,
+                                                    client, world):
+    cached = start(database, cloud, cache_seconds=2)
+    try:
+        before = counted(client, cloud)
+        assert_gauges_are(scrape(cached.url), before, per_aggregate=False)
+        cn3 = world.uuid('cn3')
+        assert helpers.put(client, helpers.new_uuid(), {cn3: {
+            'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20}}).status_code == 204
+        after = counted(client, cloud)
+        assert after['shapes'] != before['shapes']
+        time.sleep(2.5)
+        # Expired: this scrape does not wait for the count it starts.
+        assert_gauges_are(scrape(cached.url), before, per_aggregate=False)
+        deadline = time.monotonic() + 30
+        while True:
+            samples = scrape(cached.url)
+            if value(samples, 'placement_shape_fits', shape='m1.small') == (
+                    after['shapes']['m1.small']['fits']):
+                break
+            assert time.monotonic() < deadline, 'never counted again'
+            time.sleep(0.2)
+        assert_gauges_are(samples, after, per_aggregate=False)
     finally:
         cached.stop()
 
