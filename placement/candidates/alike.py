@@ -5,10 +5,12 @@ per flavor, only the amounts differing.  One statement reads them all
 (``statements.group_statement``'s ``each``) and every shape takes its
 own rows from it.  The trees of one provider that no sharing provider
 touches are set apart on the way: each gives one candidate at most, so
-the fill counts them without building a tree of rows for each.
+the fill counts them from their rows, without building a tree of rows
+for each.
 """
 import collections
 
+from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import statements
 
@@ -32,8 +34,7 @@ def alike(shapes):
 def read(readings):
     """Read the one group of ``readings`` (reader.RequestSearch values,
     with ``rooms``, of shapes alike) in one statement; each takes its
-    own rows.  {reading index: [(root, rp, class mask, trait mask)] of
-    its trees set apart}."""
+    own rows.  {reading index: filling.Apart of its trees set apart}."""
     first = readings[0]
     group = first.groups[0]
     stmt = statements.group_statement(
@@ -55,21 +56,19 @@ def read(readings):
 def _set_apart(reading, rows):
     """Give ``reading`` the ``rows`` of its trees, less those of trees of
     one provider that no sharing provider serves or is in: those are
-    returned as (root, rp, class mask, trait mask), their summary parts
-    kept in ``reading.seen``."""
+    returned as a filling.Apart."""
     sharing = reading.sharing
     served = {root for by_root in sharing.serving for root in by_root}
     per_root = collections.Counter(row[0] for row in rows)
-    kept, apart, parts = [], [], {}
+    kept, apart = [], []
     for row in rows:
         root, rp = row[0], row[1]
         if (per_root[root] == 1 and root not in served
                 and rp not in sharing.roots):
             # MySQL sums to a Decimal.
-            apart.append((root, rp, int(row[3]), int(row[2] or 0)))
-            parts[rp] = row[3:-1]
+            apart.append((root, rp, int(row[3]), int(row[2] or 0),
+                          row[3:-1]))
         else:
             kept.append(row)
     reading.groups[0].rows = kept
-    reading.seen.append((reading.groups[0].layout, parts))
-    return apart
+    return filling.Apart(apart, reading.groups[0].layout.room_at)

@@ -51,7 +51,7 @@ def count(conn, shapes, version):
         found = alike_mod.read([readings[name] for name in names])
         apart.update(zip(names, found.values()))
     counted = {name: _fill(reading, shapes[name].limit,
-                           apart.get(name, ()))
+                           apart.get(name, filling.Apart([], {})))
                for name, reading in readings.items()}
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})

@@ -41,16 +41,21 @@ class Filled:
     placed: dict = dataclasses.field(default_factory=dict)
 
 
-def fill(request, trees, space, apart=()):
+class Apart(typing.NamedTuple):
+    """Trees of one provider read for a shape's one group, that no sharing
+    provider touches (alike.read): ``trees`` [(root, rp, class mask,
+    trait mask, summary part)]; ``room_at`` {rc: the index of its free
+    space in a summary part} (statements.Layout.room_at)."""
+    trees: list
+    room_at: dict
+
+
+def fill(request, trees, space, apart=Apart([], {})):
     """The Filled of ``trees`` (candidate_search.Tree values in root
     order, as read) for the combiner's ``request``, and of the trees set
-    ``apart`` (alike.read: [(root, rp, class mask, trait mask)], each of
-    one provider read for one group, that no sharing provider touches);
-    ``space.free`` is taken from."""
+    ``apart`` (an Apart); ``space.free`` is taken from."""
     filled = Filled()
-    lone = [(candidate_search.Tree(root, [{rp: fit}], {},
-                                   {rp: traits} if traits else {}), rp)
-            for root, rp, fit, traits in apart]
+    lone = []
     for tree in trees:
         providers = _providers(request, tree)
         if len(providers) == 1 and not (
@@ -64,19 +69,48 @@ def fill(request, trees, space, apart=()):
     # nothing placed before touched them, and no sharing provider does.
     # Alike lone trees (their provider read alike for every group) get
     # alike candidates: the combiner is asked once per kind.
-    alone = request._replace(sharing=candidate_search.Sharing({}, [], {}, {}))
-    kinds = {}
+    first = _FirstAlone(request)
+    free = space.free
     for tree, rp in lone:
         kind = (tuple((members or {}).get(rp) for members in tree.members),
                 tree.masks.get(rp),
                 tuple(sorted((rc, limit)
                              for (_, rc), limit in tree.limits.items())))
-        if kind not in kinds:
-            found = next(candidate_search.candidates(alone, [tree]), None)
-            kinds[kind] = found and found[0][rp]
-        if kinds[kind] is not None:
-            _run({rp: kinds[kind]}, tree.root, space, filled)
+        amounts = first(kind, tree, rp)
+        if amounts:
+            _run(tree.root, [(free[rp, rc], rp, rc, amount)
+                             for rc, amount in amounts.items()], filled, free)
+    # Those set apart are read from their summary parts: one row each,
+    # read for one group, no limits.
+    room_at = apart.room_at
+    for root, rp, fit, traits, part in apart.trees:
+        amounts = first((fit, traits), None, rp, root, fit, traits)
+        if amounts:
+            _run(root, [(part[room_at[rc]], rp, rc, amount)
+                        for rc, amount in amounts.items()], filled)
     return filled
+
+
+class _FirstAlone:
+    """The combiner's first candidate {rc: amount} of a lone tree (None
+    if it has none), asked once per kind of tree."""
+
+    def __init__(self, request):
+        self.request = request._replace(
+            sharing=candidate_search.Sharing({}, [], {}, {}))
+        self.kinds = {}
+
+    def __call__(self, kind, tree, rp, root=None, fit=None, traits=None):
+        try:
+            return self.kinds[kind]
+        except KeyError:
+            pass
+        if tree is None:
+            tree = candidate_search.Tree(root, [{rp: fit}], {},
+                                         {rp: traits} if traits else {})
+        found = next(candidate_search.candidates(self.request, [tree]), None)
+        self.kinds[kind] = found and found[0][rp]
+        return self.kinds[kind]
 
 
 def _providers(request, tree):
@@ -114,22 +148,25 @@ def _fill_tree(request, tree, space, filled, providers):
         if any(free[rp, rc] < amount for rp, amounts in allocations.items()
                for rc, amount in amounts.items()):
             continue
-        _run(allocations, tree.root, space, filled)
+        _run(tree.root, [(free[rp, rc], rp, rc, amount)
+                         for rp, amounts in allocations.items()
+                         for rc, amount in amounts.items()], filled, free)
         if len(providers) == 1:
             return
 
 
-def _run(allocations, root, space, filled):
-    """Place the candidate ``allocations`` as often as it fits."""
-    free = space.free
-    times = [(figures.times_fitting(free[rp, rc], amount), rp, rc, amount)
-             for rp, amounts in allocations.items()
-             for rc, amount in amounts.items()]
+def _run(root, rooms, filled, free=None):
+    """Place a candidate in the tree of ``root`` as often as it fits:
+    ``rooms`` [(free space, rp, rc, amount)] of its allocations; ``free``
+    {(rp, rc): free space}, when given, is taken from."""
+    times = [(figures.times_fitting(room, amount), rp, rc, amount)
+             for room, rp, rc, amount in rooms]
     count = min(times)[0]
     placed = filled.placed
     for _, rp, rc, amount in times:
-        free[rp, rc] -= count * amount
         placed[rp, rc] = placed.get((rp, rc), 0) + count * amount
+        if free is not None:
+            free[rp, rc] -= count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
     filled.short[root] = frozenset(rc for times_, _, rc, _ in times
                                    if times_ == count)

@@ -127,6 +127,13 @@ class Layout:
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
 
+    @property
+    def room_at(self):
+        """{rc: the index of its free space in a ``summary_part``, its
+        max_unit next} (with ``limits`` set)."""
+        at = self.limits - 3
+        return {rc: at + 2 * bit for bit, rc in self.bits}
+
     def rooms(self, part):
         """[(rc, free space, max_unit)] of the classes a ``summary_part``
         serves, from the limits columns (with ``limits`` set)."""
