@@ -122,6 +122,38 @@ def test_wide_tree_with_isolated_groups_as_a_scheduler_places(client, w):
     assert body['stranded'] == free_left(w, client, ['VCPU', 'MEMORY_MB'])
 
 
+def test_alike_trees_with_same_subtree_and_a_pool_as_a_scheduler_places(
+        client, w):
+    # Three trees alike but for their ids and usage (their candidates are
+    # listed once), drawing disk from one pool in root order.
+    w.add('pool', inventory={'DISK_GB': 120}, traits=[SHARING],
+          aggs=['p'])
+    for host, used in (('a', 0), ('b', 3), ('c', 6)):
+        w.add(host, inventory={'MEMORY_MB': 8192}, aggs=['p'])
+        for numa in range(2):
+            w.add('%s-numa%d' % (host, numa), parent=host,
+                  inventory={'VCPU': 8}, used={'VCPU': used + numa})
+            w.add('%s-numa%d-pf' % (host, numa),
+                  parent='%s-numa%d' % (host, numa),
+                  inventory={'SRIOV_NET_VF': 4})
+    params = {'resources': 'MEMORY_MB:1024,DISK_GB:10',
+              'resources_CPU': 'VCPU:2', 'resources_NET': 'SRIOV_NET_VF:1',
+              'same_subtree': '_CPU,_NET', 'group_policy': 'none'}
+    body = capacity(client, **params)
+    placed = place_until_full(client, params)
+    # The pool's 12 instances run out before the third tree's space.
+    assert body['fits'] == len(placed) == 12
+    fits = {}
+    for allocations in placed:
+        (root,) = {w.providers[w.name_of(rp)]['root'] for rp in allocations
+                   if w.name_of(rp) != 'pool'}
+        fits[root] = fits.get(root, 0) + 1
+    assert {w.providers[p['name']]['id']: p['fits']
+            for p in body['providers']} == fits
+    assert body['stranded'] == free_left(
+        w, client, ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF'])
+
+
 def test_several_shapes_and_the_space_none_can_use(client, w):
     w.add('cn1', inventory={'VCPU': 4, 'MEMORY_MB': 4096},
           traits=['CUSTOM_A'])

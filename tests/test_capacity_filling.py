@@ -13,8 +13,8 @@ def request(*groups, sharing=None, isolate=False):
                           {}, [{} for _ in groups], {}, {}))
 
 
-def space(free, max_unit=None, summed=False):
-    return filling.Space(dict(free), dict(max_unit or {}), summed)
+def space(free):
+    return dict(free)
 
 
 def test_flat_trees_in_closed_form():
@@ -31,7 +31,7 @@ def test_flat_trees_in_closed_form():
     assert filled.short == {1: {1, 2}, 3: {2}}
     assert filled.placed == {(1, 1): 6, (1, 2): 300, (4, 1): 2,
                              (4, 2): 100}
-    assert room.free[1, 1] == 1 and room.free[4, 2] == 0
+    assert room[1, 1] == 1 and room[4, 2] == 0
 
 
 def test_nested_tree_moves_on_when_its_first_child_is_full():
@@ -65,8 +65,8 @@ def test_two_groups_on_one_provider_are_summed_against_max_unit():
     def count(max_unit):
         limit = min(9, max_unit)
         tree = cs.Tree(1, [{1: 1}, {1: 1}], {(1, 1): limit}, {})
-        return filling.fill(request(*groups), [tree], space(
-            {(1, 1): 9}, {(1, 1): max_unit}, summed=True)).fits
+        return filling.fill(request(*groups), [tree],
+                            space({(1, 1): 9})).fits
 
     # One instance takes 4 in one allocation: more than max_unit 3.
     assert count(3) == {}

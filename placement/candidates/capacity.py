@@ -99,21 +99,17 @@ def _fill(reading, limit, apart):
     request = reading.request()
     trees = list(reading.trees())
     reading.close()
-    space = filling.Space({}, {}, reading.summed)
-    free = space.free
-    # max_unit bounds the engine only when summed (filling._limits).
-    max_unit = space.max_unit if reading.summed else {}
+    free = {}
     for layout, parts in reading.seen:
         if not layout.limits:
             continue
         rooms = layout.rooms
         for rp, part in parts.items():
-            for rc, room, most in rooms(part):
+            for rc, room in rooms(part):
                 free[rp, rc] = room
-                max_unit[rp, rc] = most
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
-    return Counted(filling.fill(request, trees, space, apart), limit,
+    return Counted(filling.fill(request, trees, free, apart), limit,
                    classes)
 
 

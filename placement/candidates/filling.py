@@ -8,27 +8,17 @@ so a tree left without a candidate never gets one back, and a candidate
 stays first for as long as it stays valid.  Hence each tree is filled in
 turn, and its first candidate is repeated as often as the free space of
 every (provider, class) it takes allows (``figures.times_fitting``),
-then the next candidate of the same search that still fits (see
+then the next candidate of the same list that still fits (see
 ``_fill_tree``).  A tree of one provider that no sharing provider
-touches is done after one such run, its candidates all taking the same:
-those trees are counted together, in closed form.
+touches is done after one such run, its candidates all taking the same.
+The combiner lists the candidates of each kind of tree once (``_Kinds``):
+most trees of a cloud are alike but for their ids and free space.
 """
 import dataclasses
 import typing
 
 from placement import candidate_search
 from placement.objects import figures
-
-
-class Space(typing.NamedTuple):
-    """The free space of the rows read: ``free`` {(rp, rc): what is left
-    of its capacity} (taken from as instances are placed), ``max_unit``
-    {(rp, rc): the largest single allocation}; ``summed``: the engine
-    bounds every class by (free, max_unit), because two groups request
-    one class (reader.RequestSearch.summed)."""
-    free: dict
-    max_unit: dict
-    summed: bool
 
 
 @dataclasses.dataclass
@@ -50,67 +40,24 @@ class Apart(typing.NamedTuple):
     room_at: dict
 
 
-def fill(request, trees, space, apart=Apart([], {})):
+def fill(request, trees, free, apart=Apart([], {})):
     """The Filled of ``trees`` (candidate_search.Tree values in root
     order, as read) for the combiner's ``request``, and of the trees set
-    ``apart`` (an Apart); ``space.free`` is taken from."""
+    ``apart`` (an Apart); ``free`` {(rp, rc): free space of the rows
+    read} is taken from."""
     filled = Filled()
-    lone = []
+    kinds = _Kinds(request)
     for tree in trees:
-        providers = _providers(request, tree)
-        if len(providers) == 1 and not (
-                providers & request.sharing.roots.keys()):
-            lone.append((tree, *providers))
-            continue
-        # A tree several candidates may come from, or whose space a
-        # sharing provider shares with other trees: in root order.
-        _fill_tree(request, tree, space, filled, providers)
-    # Each lone tree gives one candidate at most, made of its provider;
-    # nothing placed before touched them, and no sharing provider does.
-    # Alike lone trees (their provider read alike for every group) get
-    # alike candidates: the combiner is asked once per kind.
-    first = _FirstAlone(request)
-    free = space.free
-    for tree, rp in lone:
-        kind = (tuple((members or {}).get(rp) for members in tree.members),
-                tree.masks.get(rp),
-                tuple(sorted((rc, limit)
-                             for (_, rc), limit in tree.limits.items())))
-        amounts = first(kind, tree, rp)
-        if amounts:
-            _run(tree.root, [(free[rp, rc], rp, rc, amount)
-                             for rc, amount in amounts.items()], filled, free)
-    # Those set apart are read from their summary parts: one row each,
-    # read for one group, no limits.
+        _fill_tree(tree, kinds, free, filled, _providers(request, tree))
+    # Those set apart are counted from their summary parts: one row each,
+    # whose candidates all take the same from it.
     room_at = apart.room_at
     for root, rp, fit, traits, part in apart.trees:
-        amounts = first((fit, traits), None, rp, root, fit, traits)
-        if amounts:
+        candidates = kinds.alone(root, rp, fit, traits)
+        if candidates:
             _run(root, [(part[room_at[rc]], rp, rc, amount)
-                        for rc, amount in amounts.items()], filled)
+                        for _, rc, amount in candidates[0]], filled)
     return filled
-
-
-class _FirstAlone:
-    """The combiner's first candidate {rc: amount} of a lone tree (None
-    if it has none), asked once per kind of tree."""
-
-    def __init__(self, request):
-        self.request = request._replace(
-            sharing=candidate_search.Sharing({}, [], {}, {}))
-        self.kinds = {}
-
-    def __call__(self, kind, tree, rp, root=None, fit=None, traits=None):
-        try:
-            return self.kinds[kind]
-        except KeyError:
-            pass
-        if tree is None:
-            tree = candidate_search.Tree(root, [{rp: fit}], {},
-                                         {rp: traits} if traits else {})
-        found = next(candidate_search.candidates(self.request, [tree]), None)
-        self.kinds[kind] = found and found[0][rp]
-        return self.kinds[kind]
 
 
 def _providers(request, tree):
@@ -128,31 +75,83 @@ def _providers(request, tree):
     return found
 
 
-def _fill_tree(request, tree, space, filled, providers):
-    """Fill one tree from its candidates as it stands now, in the engine's
-    order.  A run only takes space, so the candidates valid after it are
-    the later ones still fitting, in the same order (each group's options
-    stay in order, fewer of them): the one search is resumed, not asked
-    again from the start."""
-    served = any(tree.root in by_root for by_root in request.sharing.serving)
-    if not served and providers.isdisjoint(request.sharing.roots.keys()):
-        # No tree filled before took from these providers: the rows
-        # stand as read.
-        tree_now = tree
-    else:
-        tree_now = _tree_now(request, tree, space)
-    free = space.free
-    for allocations, _ in candidate_search.candidates(
-            _now(request, tree.root, space) if served else request,
-            [tree_now]):
-        if any(free[rp, rc] < amount for rp, amounts in allocations.items()
-               for rc, amount in amounts.items()):
+def _fill_tree(tree, kinds, free, filled, providers):
+    """Fill one tree from its candidates as read, in the engine's order,
+    each as often as it still fits.  A run only takes space, so the
+    candidates valid after it are the later ones still fitting, in the
+    same order (each group's options stay in order, fewer of them): one
+    list of candidates serves the whole fill."""
+    own, candidates = kinds(tree)
+    for candidate in candidates:
+        rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
+            (own[-1 - at] if at < 0 else at, rc, amount)
+            for at, rc, amount in candidate)]
+        if any(room < amount for room, _, _, amount in rooms):
             continue
-        _run(tree.root, [(free[rp, rc], rp, rc, amount)
-                         for rp, amounts in allocations.items()
-                         for rc, amount in amounts.items()], filled, free)
+        _run(tree.root, rooms, filled, free)
         if len(providers) == 1:
             return
+
+
+class _Kinds:
+    """The candidates of a tree as the combiner lists them from its rows
+    as read, asked once per kind of tree: trees alike but for their
+    providers' ids (own providers named by their place in the tree,
+    -1, -2, ...; sharing providers by id) have alike candidates.  Called
+    with a tree: (its own providers in order, [[(provider or place, rc,
+    amount)], ...])."""
+
+    def __init__(self, request):
+        self.request = request
+        self.found = {}
+        self.lone = {}
+
+    def __call__(self, tree):
+        own = sorted({rp for members in tree.members
+                      for rp in members or ()} | (tree.parents or {}).keys())
+        at = {rp: -1 - index for index, rp in enumerate(own)}
+        at[None] = None
+        kind = (
+            tuple(None if members is None else tuple(
+                (at[rp], fit) for rp, fit in members.items())
+                for members in tree.members),
+            tuple((at[rp], mask) for rp, mask in tree.masks.items()),
+            tuple(((at[rp], rc), limit)
+                  for (rp, rc), limit in tree.limits.items()),
+            None if tree.parents is None else tuple(
+                (at[rp], at[parent]) for rp, parent in tree.parents.items()),
+            tuple(tuple(by_root.get(tree.root, ()))
+                  for by_root in self.request.sharing.serving))
+        found = self.found.get(kind)
+        if found is None:
+            found = self.found[kind] = self._candidates(tree, at)
+        return own, found
+
+    def alone(self, root, rp, fit, traits):
+        """The candidates of a tree of one provider ``rp`` read for the
+        one group (class mask ``fit``, trait mask ``traits``) that no
+        sharing provider serves."""
+        found = self.lone.get((fit, traits))
+        if found is None:
+            found = self.lone[fit, traits] = self(candidate_search.Tree(
+                root, [{rp: fit}], {}, {rp: traits} if traits else {}))[1]
+        return found
+
+    def _candidates(self, tree, at):
+        def named(mapping):
+            return {at[rp]: value for rp, value in mapping.items()}
+
+        placed = tree._replace(
+            members=[members and named(members) for members in tree.members],
+            masks=named(tree.masks),
+            limits={(at[rp], rc): limit
+                    for (rp, rc), limit in tree.limits.items()},
+            parents=None if tree.parents is None else {
+                at[rp]: at[parent] for rp, parent in tree.parents.items()})
+        return [[(rp, rc, amount) for rp, amounts in allocations.items()
+                 for rc, amount in amounts.items()]
+                for allocations, _ in candidate_search.candidates(
+                    self.request, [placed])]
 
 
 def _run(root, rooms, filled, free=None):
@@ -170,46 +169,3 @@ def _run(root, rooms, filled, free=None):
     filled.fits[root] = filled.fits.get(root, 0) + count
     filled.short[root] = frozenset(rc for times_, _, rc, _ in times
                                    if times_ == count)
-
-
-def _serving(group, members, free):
-    """``members`` {rp: class mask} as the reader would read them now:
-    a class's bit stays while its free space holds the group's amount
-    (units and filters do not change); providers left with none drop."""
-    if not group.amounts:
-        return members
-    found = {}
-    for rp, fit in members.items():
-        for bit, (rc, amount) in enumerate(group.amounts.items()):
-            if fit >> bit & 1 and free[rp, rc] < amount:
-                fit &= ~(1 << bit)
-        if fit:
-            found[rp] = fit
-    return found
-
-
-def _limits(keys, space):
-    """The engine's limits {(rp, rc): most that may be allocated} of
-    ``keys`` as the reader would read them now (none unless summed)."""
-    if not space.summed:
-        return {}
-    return {key: min(space.free[key], space.max_unit[key]) for key in keys}
-
-
-def _tree_now(request, tree, space):
-    return tree._replace(
-        members=[_serving(group, members or {}, space.free)
-                 for group, members in zip(request.groups, tree.members)],
-        limits=_limits(tree.limits, space))
-
-
-def _now(request, root, space):
-    """``request`` with the sharing providers serving the tree of
-    ``root`` as read now."""
-    sharing = request.sharing
-    serving = [
-        {root: list(_serving(group, dict(by_root[root]),
-                             space.free).items())} if root in by_root else {}
-        for group, by_root in zip(request.groups, sharing.serving)]
-    return request._replace(sharing=sharing._replace(
-        serving=serving, limits=_limits(sharing.limits, space)))

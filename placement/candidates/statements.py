@@ -135,12 +135,12 @@ class Layout:
         return {rc: at + 2 * bit for bit, rc in self.bits}
 
     def rooms(self, part):
-        """[(rc, free space, max_unit)] of the classes a ``summary_part``
-        serves, from the limits columns (with ``limits`` set)."""
+        """[(rc, free space)] of the classes a ``summary_part`` serves,
+        from the limits columns (with ``limits`` set)."""
         fit = int(part[0])
         at = self.limits - 3
-        return [(rc, *part[at + 2 * bit:at + 2 * bit + 2])
-                for bit, rc in self.bits if fit >> bit & 1]
+        return [(rc, part[at + 2 * bit]) for bit, rc in self.bits
+                if fit >> bit & 1]
 
 
 def _provider_site(dialect, limited):
