@@ -99,32 +99,42 @@ class _Kinds:
     providers' ids (own providers named by their place in the tree,
     -1, -2, ...; sharing providers by id) have alike candidates.  Called
     with a tree: (its own providers in order, [[(provider or place, rc,
-    amount)], ...])."""
+    amount)], ...]).
+
+    A limit bounds what the groups together take of a (provider, class):
+    no more than ``most``, the sum of the groups' amounts of the class,
+    so a larger limit acts as that sum does."""
 
     def __init__(self, request):
         self.request = request
         self.found = {}
         self.lone = {}
+        self.most = {}
+        for group in request.groups:
+            for rc, amount in group.amounts.items():
+                self.most[rc] = self.most.get(rc, 0) + amount
 
     def __call__(self, tree):
         own = sorted({rp for members in tree.members
                       for rp in members or ()} | (tree.parents or {}).keys())
         at = {rp: -1 - index for index, rp in enumerate(own)}
         at[None] = None
+        most = self.most
+        limits = {(at[rp], rc): min(limit, most[rc])
+                  for (rp, rc), limit in tree.limits.items()}
         kind = (
             tuple(None if members is None else tuple(
                 (at[rp], fit) for rp, fit in members.items())
                 for members in tree.members),
             tuple((at[rp], mask) for rp, mask in tree.masks.items()),
-            tuple(((at[rp], rc), limit)
-                  for (rp, rc), limit in tree.limits.items()),
+            tuple(limits.items()),
             None if tree.parents is None else tuple(
                 (at[rp], at[parent]) for rp, parent in tree.parents.items()),
             tuple(tuple(by_root.get(tree.root, ()))
                   for by_root in self.request.sharing.serving))
         found = self.found.get(kind)
         if found is None:
-            found = self.found[kind] = self._candidates(tree, at)
+            found = self.found[kind] = self._candidates(tree, at, limits)
         return own, found
 
     def alone(self, root, rp, fit, traits):
@@ -137,15 +147,13 @@ class _Kinds:
                 root, [{rp: fit}], {}, {rp: traits} if traits else {}))[1]
         return found
 
-    def _candidates(self, tree, at):
+    def _candidates(self, tree, at, limits):
         def named(mapping):
             return {at[rp]: value for rp, value in mapping.items()}
 
         placed = tree._replace(
             members=[members and named(members) for members in tree.members],
-            masks=named(tree.masks),
-            limits={(at[rp], rc): limit
-                    for (rp, rc), limit in tree.limits.items()},
+            masks=named(tree.masks), limits=limits,
             parents=None if tree.parents is None else {
                 at[rp]: at[parent] for rp, parent in tree.parents.items()})
         return [[(rp, rc, amount) for rp, amounts in allocations.items()
