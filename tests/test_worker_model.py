@@ -135,6 +135,16 @@ def _workers(server):
     return {p.pid for p in psutil.Process(server.process.pid).children()}
 
 
+def _booted_workers(server, count, timeout=30):
+    """The pids of the server's ``count`` workers, once all have forked
+    (the server answers as soon as the first one has)."""
+    deadline = time.monotonic() + timeout
+    while len(_workers(server)) != count:
+        assert time.monotonic() < deadline, server.log()
+        time.sleep(0.1)
+    return _workers(server)
+
+
 def _new_worker(server, old, timeout=30):
     """The pid of a worker other than ``old``, once there is one."""
     deadline = time.monotonic() + timeout
@@ -309,14 +319,15 @@ def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
     _write_policy(allowing, [])
     _write_policy(denying, [('placement:resource_classes:list', '!')])
     first = denying if stop == 'server SIGHUP, broken policy' else allowing
-    with stress.service(backend, 2,
+    workers = 2
+    with stress.service(backend, workers,
                         extra_config=_policy_config(first)) as svc:
         server = svc.server
         data = stress.Flat()
         with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
                           timeout=30) as http:
             data.build(http)
-        before = _workers(server)
+        before = _booted_workers(server, workers)
         load = stress.Load(svc.url, data, clients=LOAD_CLIENTS, ops=None,
                            duration=LOAD_SECONDS, operator=True).start()
         time.sleep(SIGNAL_AFTER)
