@@ -15,6 +15,7 @@ The combiner lists the candidates of each kind of tree once (``_Kinds``):
 most trees of a cloud are alike but for their ids and free space.
 """
 import dataclasses
+import itertools
 import typing
 
 from placement import candidate_search
@@ -107,6 +108,8 @@ class _Kinds:
 
     def __init__(self, request):
         self.request = request
+        self.serving = [by_root for by_root in request.sharing.serving
+                        if by_root]
         self.found = {}
         self.lone = {}
         self.most = {}
@@ -115,8 +118,10 @@ class _Kinds:
                 self.most[rc] = self.most.get(rc, 0) + amount
 
     def __call__(self, tree):
-        own = sorted({rp for members in tree.members
-                      for rp in members or ()} | (tree.parents or {}).keys())
+        # Places follow the order the combiner meets the providers in.
+        own = list(dict.fromkeys(itertools.chain(
+            *(members or () for members in tree.members),
+            tree.parents or ())))
         at = {rp: -1 - index for index, rp in enumerate(own)}
         at[None] = None
         most = self.most
@@ -130,8 +135,8 @@ class _Kinds:
             tuple(limits.items()),
             None if tree.parents is None else tuple(
                 (at[rp], at[parent]) for rp, parent in tree.parents.items()),
-            tuple(tuple(by_root.get(tree.root, ()))
-                  for by_root in self.request.sharing.serving))
+            tuple(tuple(by_root.get(tree.root, ())) for by_root in
+                  self.serving))
         found = self.found.get(kind)
         if found is None:
             found = self.found[kind] = self._candidates(tree, at, limits)
