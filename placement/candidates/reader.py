@@ -99,8 +99,8 @@ class RequestSearch:
     filter (the explanation counts the trees failing it itself);
     ``whole``: read every tree unpaged (the weigh stage orders them all
     before the first candidate is given).  ``rooms``: every row carries
-    each class's free space and max_unit (see ``statements.Layout``),
-    for GET /capacity, which places instance after instance on copies of
+    each class's free space and max_unit, and nothing only a rendered
+    answer needs (see ``statements.Layout``), for GET /capacity, which places instance after instance on copies of
     the rows; the combiner's limits stay those of the list (``summed``:
     two groups request one class).
     """
@@ -146,7 +146,7 @@ class RequestSearch:
         self.roots = {} if explain or whole else None
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
-                                             with_capacity)
+                                             with_capacity, rendered=not rooms)
             group.stmt = statements.group_statement(
                 names, group.stack, group.spec.spread, group.spec.amounts,
                 group.layout, dialect, self.summary_classes,

@@ -86,17 +86,23 @@ class Layout:
     MySQL and PostgreSQL store allocation_ratio in single precision, and
     their drivers hand over its shortest decimal form, so the capacity is
     computed here from (total, reserved, allocation_ratio, used).
+
+    Without ``rendered`` (GET /capacity renders no candidate) a row has
+    no summary figures, and ``listed`` and the uuid are not looked up.
     """
 
-    def __init__(self, amounts, dialect, with_capacity):
+    def __init__(self, amounts, dialect, with_capacity, rendered=True):
         self.bits = list(enumerate(amounts))
         self.in_sql = dialect == 'sqlite'
-        self.width = 2 if self.in_sql else 4
+        self.rendered = rendered
+        self.width = (2 if self.in_sql else 4) if rendered else 0
         self.listed = 4 + self.width * len(amounts)
         self.limits = self.listed + 1 if with_capacity and amounts else 0
 
     def columns(self, inventory, used):
         """The summary figures of one class, as SQL expressions."""
+        if not self.rendered:
+            return []
         if self.in_sql:
             return [figures.capacity(inventory), used]
         return [inventory.c.total, inventory.c.reserved,
@@ -265,14 +271,15 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         _LISTED.c.resource_provider_id == RP.c.id)
     if summary_classes is not None:
         count = count.where(_LISTED.c.resource_class_id.in_(summary_classes))
-    columns.append(count.scalar_subquery())
+    columns.append(count.scalar_subquery() if layout.rendered
+                   else sa.literal(-1))
     if layout.limits:
         room = figures.free(INV, used)
         for rc in classes:
             mine = INV.c.resource_class_id == rc
             columns += [sa.func.max(sa.case((mine, room))),
                         sa.func.max(sa.case((mine, INV.c.max_unit)))]
-    columns.append(_uuid_of(RP.c.id))
+    columns.append(_uuid_of(RP.c.id) if layout.rendered else sa.null())
     if each is not None:
         columns += [_class_mask(classes, one) for one in passing]
     return (
