@@ -43,9 +43,11 @@ def count(conn, shapes, version):
     ``shapes`` {name: query.CandidateQuery} at microversion ``version``
     (api-ref/capacity.md defines the figures)."""
     readings = {}
+    served = None
     for name, query in shapes.items():
         with named(name):
-            readings[name] = _reading(conn, query, version)
+            readings[name] = _reading(conn, query, version, served)
+        served = readings[name].served
     apart = {}
     for names in alike_mod.alike(shapes):
         found = alike_mod.read([readings[name] for name in names])
@@ -83,13 +85,14 @@ def named(name):
                                 code=error.code) from None
 
 
-def _reading(conn, query, version):
+def _reading(conn, query, version, served):
     """The RequestSearch of one shape: read as the list reads it, with
-    every row's free space."""
+    every row's free space (and the sharing providers ``served``, when
+    another shape read them)."""
     # Every tree is read: ``limit`` only cuts the providers listed.
     return reader_mod.RequestSearch(
         conn, dataclasses.replace(query, limit=None), version,
-        names_mod.Names(conn, query), rooms=True)
+        names_mod.Names(conn, query), rooms=True, served=served)
 
 
 def _fill(reading, limit, apart):

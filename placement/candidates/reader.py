@@ -100,13 +100,15 @@ class RequestSearch:
     ``whole``: read every tree unpaged (the weigh stage orders them all
     before the first candidate is given).  ``rooms``: every row carries
     each class's free space and max_unit, and nothing only a rendered
-    answer needs (see ``statements.Layout``), for GET /capacity, which places instance after instance on copies of
-    the rows; the combiner's limits stay those of the list (``summed``:
-    two groups request one class).
+    answer needs (see ``statements.Layout``), for GET /capacity, which
+    places instance after instance on copies of the rows; the
+    combiner's limits stay those of the list (``summed``: two groups
+    request one class).  ``served``: ``_served()`` already read in the
+    same transaction (POST /capacity reads it once for all its shapes).
     """
 
     def __init__(self, conn, query, version, names, explain=False,
-                 whole=False, rooms=False):
+                 whole=False, rooms=False, served=None):
         self.conn = conn
         self.query = query
         self.version = version
@@ -164,7 +166,7 @@ class RequestSearch:
         if root is not None and not explain:
             self.root_filter = root.clause(names, checks_mod.Site(
                 RP.c.id, RP.c.root_provider_id))
-        self.served = self._served()
+        self.served = self._served() if served is None else served
         self.sharing = self._sharing()
 
     def request(self):
