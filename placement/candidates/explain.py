@@ -10,14 +10,12 @@ same checks, reader and combiner as the list itself.
   ``root_required``, or the combining of the groups (isolation,
   ``same_subtree``, capacity summed across groups).  The trees are those
   the list's reader reads; the number of candidates is the list's.
-- The nearest misses are judged per tree for the unsuffixed group (its
-  resources may come from several providers and from sharing
-  providers), per provider for the others.
+- The nearest misses (``nearest.py``) are judged per tree for the
+  unsuffixed group, per provider for the others.
 - With ``candidate_order`` spread or pack, the weights of the first
   candidates of the answer's order, by the list's own weigh stage.
 """
 import dataclasses
-import heapq
 import itertools
 import typing
 
@@ -26,6 +24,7 @@ import sqlalchemy as sa
 from placement import candidate_search
 from placement import tables
 from placement.candidates import checks as checks_mod
+from placement.candidates import nearest as nearest_mod
 from placement.candidates import pipeline
 from placement.candidates import weigh
 from placement.objects import figures
@@ -33,13 +32,8 @@ from placement.objects import figures
 RP = tables.resource_providers
 INV = tables.inventories
 
-NEAREST = 5
 # Checks per integer column of the census (well within 64-bit integers).
 MASK_BITS = 30
-# How near a miss is when it is not a capacity shortfall (those rank by
-# the share missing, up to 1): a filter or the units of an allocation,
-# then a class the provider has no inventory of at all.
-NEAR, FAR = 1.0, 2.0
 # The weighed candidates an explanation lists, and the digits of their
 # scores.
 WEIGHED = 50
@@ -330,80 +324,4 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
     summary = head + (': ' + '; '.join(clauses) if clauses else '') + '.'
     return {'candidates': count, 'summary': summary, 'groups': groups,
             'combination': {'considered': len(roots), 'steps': steps},
-            'nearest': nearest(facts, stacks, reading.served)}
-
-
-# -- the nearest misses -------------------------------------------------------
-
-def nearest(facts, stacks, served):
-    """Up to NEAREST misses of one check, the nearest first: per tree for
-    the unsuffixed group, per provider for the others."""
-    misses = {}
-    for suffix, stack in stacks.items():
-        failures = facts.failures[suffix]
-        if suffix == '':
-            found = _tree_misses(facts, stack, failures, served)
-        else:
-            found = ((rp, _rank(stack[index], detail), index, detail)
-                     for rp, failed in failures.items()
-                     if len(failed) == 1
-                     for index, detail in failed.items())
-        for rp, rank, index, detail in found:
-            if rp not in misses:
-                misses[rp] = (rank, facts.providers[rp].name, suffix,
-                              index, detail, rp)
-    return [{'uuid': facts.providers[rp].uuid, 'name': name,
-             'group': suffix, 'check': stacks[suffix][index].label,
-             'detail': stacks[suffix][index].detail(detail)}
-            for _, name, suffix, index, detail, rp in heapq.nsmallest(
-                NEAREST, misses.values(), key=lambda miss: miss[:4])]
-
-
-def _rank(check, found):
-    if check.kind == 'capacity':
-        return (check.amount - max(found.free, 0)) / check.amount
-    return FAR if check.kind == 'inventory' else NEAR
-
-
-def _tree_misses(facts, stack, failures, served):
-    """(root, rank, check index, detail) of the trees that miss the
-    unsuffixed group by one check, with the sharing providers each draws
-    from; a tree where no provider passes the group's filters is judged
-    by its providers alone (a miss when one fails a single check)."""
-    trees = {}
-    for provider in facts.providers.values():
-        trees.setdefault(provider.root, []).append(provider.id)
-    for rp, roots in served.items():
-        for root in roots:
-            if root in trees and facts.providers[rp].root != root:
-                trees[root].append(rp)
-    filters = {index for index, check in enumerate(stack)
-               if check in checks_mod.filters(stack, spread=True)}
-    needs = [[stack.index(check) for check in group]
-             for group in checks_mod.needs(stack).values()]
-    for root, pool in trees.items():
-        eligible = [failures.get(rp, {}) for rp in pool
-                    if not filters & failures.get(rp, {}).keys()]
-        if not eligible:
-            for rp in pool:
-                failed = failures.get(rp, {})
-                if len(failed) == 1 and facts.providers[rp].root == root:
-                    (index, detail), = failed.items()
-                    yield rp, _rank(stack[index], detail), index, detail
-            continue
-        unmet = []
-        for need in needs:
-            missed = [[index for index in need if index in failed]
-                      for failed in eligible]
-            if all(missed):
-                unmet.append((need, missed))
-        if len(unmet) != 1:
-            continue
-        need, missed = unmet[0]
-        singles = [(index, failed[index])
-                   for index_list, failed in zip(missed, eligible)
-                   if len(index_list) == 1 for index in index_list]
-        if singles:
-            index, detail = min(singles, key=lambda single: _rank(
-                stack[single[0]], single[1]))
-            yield root, _rank(stack[index], detail), index, detail
+            'nearest': nearest_mod.nearest(facts, stacks, reading.served)}
