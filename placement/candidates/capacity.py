@@ -52,8 +52,7 @@ def count(conn, shapes, version):
     for names in alike_mod.alike(shapes):
         found = alike_mod.read([readings[name] for name in names])
         apart.update(zip(names, found.values()))
-    counted = {name: _fill(reading, shapes[name].limit,
-                           apart.get(name, filling.Apart([], {})))
+    counted = {name: _fill(reading, shapes[name].limit, apart.get(name))
                for name, reading in readings.items()}
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
@@ -97,7 +96,7 @@ def _reading(conn, query, version, served):
 
 def _fill(reading, limit, apart):
     """The Counted of one shape, filled from its ``reading`` and the
-    trees it set ``apart`` (see alike.read)."""
+    trees it set ``apart`` (see alike.read; None if not read alike)."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees())

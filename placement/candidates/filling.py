@@ -41,15 +41,17 @@ class Apart(typing.NamedTuple):
     room_at: dict
 
 
-def fill(request, trees, free, apart=Apart([], {})):
+def fill(request, trees, free, apart=None):
     """The Filled of ``trees`` (candidate_search.Tree values in root
     order, as read) for the combiner's ``request``, and of the trees set
-    ``apart`` (an Apart); ``free`` {(rp, rc): free space of the rows
-    read} is taken from."""
+    ``apart`` (an Apart, if any); ``free`` {(rp, rc): free space of the
+    rows read} is taken from."""
     filled = Filled()
     kinds = _Kinds(request)
     for tree in trees:
         _fill_tree(tree, kinds, free, filled, _providers(request, tree))
+    if apart is None:
+        return filled
     # Those set apart are counted from their summary parts: one row each,
     # whose candidates all take the same from it.
     room_at = apart.room_at
