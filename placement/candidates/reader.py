@@ -146,15 +146,13 @@ class RequestSearch:
         self._alike = {}
         # {rp: root} of the rows read, for the weigh stage and explain.
         self.roots = {} if explain or whole else None
+        # Weighed answers read some trees by root (ranking.py).
+        self.limited = query.limit is not None and not explain
+        self.sums_usage = statements.usage_summed_once(rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
                                              with_capacity, rendered=not rooms)
-            group.stmt = statements.group_statement(
-                names, group.stack, group.spec.spread, group.spec.amounts,
-                group.layout, dialect, self.summary_classes,
-                # Weighed answers read some trees by root (ranking.py).
-                limited=query.limit is not None and not explain,
-                every_row=rooms)
+            group.stmt = self._statement(group, every_row=rooms)
         # Root ids of the first page of a paged read (see _paged), or
         # None to read each statement at once.
         self.page = None
@@ -179,6 +177,13 @@ class RequestSearch:
                                for suffixes in self.query.same_subtree),
             one_per_tree=self.version < microversions.NESTED_CANDIDATES,
             sharing=self.sharing)
+
+    def _statement(self, group, every_row):
+        """The group's statement (statements.group_statement)."""
+        return statements.group_statement(
+            self.names, group.stack, group.spec.spread, group.spec.amounts,
+            group.layout, self.conn.dialect.name, self.summary_classes,
+            limited=self.limited, every_row=every_row)
 
     def _group(self, request):
         stack = checks_mod.group_stack(request)
@@ -219,7 +224,9 @@ class RequestSearch:
             # On the inventory side: PostgreSQL then reads these providers'
             # rows by index instead of scanning all providers once per
             # inventory row of the class (its row estimate here is 1).
-            stmt = group.stmt.where(
+            # Their usage is looked up, not summed for the whole cloud.
+            stmt = (self._statement(group, every_row=False)
+                    if self.sums_usage else group.stmt).where(
                 INV.c.resource_provider_id.in_(sorted(self.served)))
             for row in self._rows(lookup.fetch(self.conn, stmt), group):
                 sharing.roots[row.rp] = row.root
