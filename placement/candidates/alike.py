@@ -65,9 +65,7 @@ def _set_apart(reading, rows):
         root, rp = row[0], row[1]
         if (per_root[root] == 1 and root not in served
                 and rp not in sharing.roots):
-            # MySQL sums to a Decimal.
-            apart.append((root, rp, int(row[3]), int(row[2] or 0),
-                          row[3:-1]))
+            apart.append((root, rp, row[3], row[2] or 0, row[3:-1]))
         else:
             kept.append(row)
     reading.groups[0].rows = kept

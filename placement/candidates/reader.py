@@ -252,7 +252,7 @@ class RequestSearch:
         alike = self._alike
         roots = self.roots
         for row in rows:
-            fit = int(row[3])   # MySQL sums to a Decimal
+            fit = row[3]
             part = layout.summary_part(row)
             seen[row[1]] = alike.setdefault(part, part)
             if roots is not None:

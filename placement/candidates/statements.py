@@ -121,7 +121,7 @@ class Layout:
     def figures(self, part, into):
         """Add {rc: (capacity, used)} of the classes a ``summary_part``
         serves to ``into``."""
-        fit = int(part[0])
+        fit = part[0]
         width = self.width
         for bit, rc in self.bits:
             if fit >> bit & 1:
@@ -143,7 +143,7 @@ class Layout:
     def rooms(self, part):
         """[(rc, free space)] of the classes a ``summary_part`` serves,
         from the limits columns (with ``limits`` set)."""
-        fit = int(part[0])
+        fit = part[0]
         at = self.limits - 3
         return [(rc, part[at + 2 * bit]) for bit, rc in self.bits
                 if fit >> bit & 1]
@@ -197,7 +197,8 @@ def _class_mask(classes, passing=None):
                    value=INV.c.resource_class_id)
     if passing is not None:
         bits = sa.case((passing, bits), else_=0)
-    return sa.func.sum(bits)
+    # MySQL sums to a DECIMAL, which its driver parses slowly.
+    return sa.cast(sa.func.sum(bits), sa.BigInteger)
 
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
