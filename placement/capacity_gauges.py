@@ -67,6 +67,7 @@ class _Cached:
             self.expires = time.monotonic() + self.cache_seconds
             self.refreshing = False
 
+
 class CapacityGauges(_Cached):
     """The cloud-wide (and, with ``[metrics] per_provider``, per
     provider) capacity and usage."""

@@ -98,6 +98,10 @@ class Layout:
         self.width = (2 if self.in_sql else 4) if rendered else 0
         self.listed = 4 + self.width * len(amounts)
         self.limits = self.listed + 1 if with_capacity and amounts else 0
+        # {rc: the index of its free space in a ``summary_part``, its
+        # max_unit next} (with ``limits`` set).
+        self.room_at = {rc: self.limits - 3 + 2 * bit
+                        for bit, rc in self.bits}
 
     def columns(self, inventory, used):
         """The summary figures of one class, as SQL expressions."""
@@ -133,19 +137,12 @@ class Layout:
                     into[rc] = (figures.capacity_of(total, reserved, ratio),
                                 used)
 
-    @property
-    def room_at(self):
-        """{rc: the index of its free space in a ``summary_part``, its
-        max_unit next} (with ``limits`` set)."""
-        at = self.limits - 3
-        return {rc: at + 2 * bit for bit, rc in self.bits}
-
     def rooms(self, part):
         """[(rc, free space)] of the classes a ``summary_part`` serves,
         from the limits columns (with ``limits`` set)."""
         fit = part[0]
-        at = self.limits - 3
-        return [(rc, part[at + 2 * bit]) for bit, rc in self.bits
+        room_at = self.room_at
+        return [(rc, part[room_at[rc]]) for bit, rc in self.bits
                 if fit >> bit & 1]
 
 
