@@ -30,7 +30,8 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import placement_bench as pb  # noqa: E402
+import bench_http  # noqa: E402
+import bench_servers  # noqa: E402
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
@@ -68,9 +69,9 @@ def body(provider, consumers, generation, resources):
 
 def run(label, cmd, setup_cmd, count, args, root):
     workdir = tempfile.mkdtemp(prefix='bulk-%s-' % label, dir=root)
-    db = pb.Database(args.db_url, workdir, '%s_bulk' % label)
+    db = bench_servers.Database(args.db_url, workdir, '%s_bulk' % label)
     db.create()
-    server = pb.Server(label, cmd, setup_cmd, 1, db, workdir)
+    server = bench_servers.Server(label, cmd, setup_cmd, 1, db, workdir)
     results = []
     try:
         server.start()
@@ -79,7 +80,7 @@ def run(label, cmd, setup_cmd, count, args, root):
         status, _ = http('POST', '/resource_providers',
                          {'uuid': provider, 'name': 'bulk'})
         if status not in (200, 201):
-            raise pb.BenchError('creating the provider: %s' % status)
+            raise bench_http.BenchError('creating the provider: %s' % status)
         status, _ = http('PUT', '/resource_providers/%s/inventories'
                          % provider, {
                              'resource_provider_generation': 0,
@@ -87,15 +88,15 @@ def run(label, cmd, setup_cmd, count, args, root):
                                  'VCPU': {'total': 2 * count},
                                  'MEMORY_MB': {'total': 128 * count}}})
         if status != 200:
-            raise pb.BenchError('writing the inventory: %s' % status)
+            raise bench_http.BenchError('writing the inventory: %s' % status)
         consumers = [str(uuid.uuid4()) for _ in range(count)]
         for phase, generation, resources in PHASES:
             data = body(provider, consumers, generation, resources)
-            cpu = pb.group_cpu_seconds(server.proc.pid)
+            cpu = bench_servers.group_cpu_seconds(server.proc.pid)
             started = time.monotonic()
             status, answer = http('POST', '/allocations', data)
             wall = time.monotonic() - started
-            cpu = pb.group_cpu_seconds(server.proc.pid) - cpu
+            cpu = bench_servers.group_cpu_seconds(server.proc.pid) - cpu
             _, usages = http('GET', '/resource_providers/%s/usages'
                              % provider)
             expected = {rc: amount * count
@@ -106,13 +107,13 @@ def run(label, cmd, setup_cmd, count, args, root):
             results.append({'phase': phase, 'status': status,
                             'wall_s': wall, 'cpu_s': cpu,
                             'usages_ok': got == expected})
-            pb.log('[%s] %s: %s in %.1f s wall, %.1f s CPU%s' % (
+            bench_http.log('[%s] %s: %s in %.1f s wall, %.1f s CPU%s' % (
                 label, phase, status, wall, cpu,
                 '' if status == 204 else ' ' + repr(answer)[:200]))
             if status != 204:
                 break
-    except pb.BenchError as exc:
-        pb.log('[%s] FAILED: %s\n%s' % (label, exc, server.log_tail()))
+    except bench_http.BenchError as exc:
+        bench_http.log('[%s] FAILED: %s\n%s' % (label, exc, server.log_tail()))
     finally:
         server.stop()
         if not args.keep:
@@ -138,14 +139,15 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    pb.set_port_range(args.port_range)
+    bench_servers.set_port_range(args.port_range)
     root = tempfile.mkdtemp(prefix='placement-bulk-')
     runs = []
     if not args.upstream_only:
         runs.append(('ours', args.server_cmd, None, args.consumers))
     if args.upstream_venv:
         runs.append(('upstream',
-                     *pb.upstream_commands(args.upstream_venv, timeout=900),
+                     *bench_servers.upstream_commands(args.upstream_venv,
+                                                      timeout=900),
                      args.upstream_consumers))
     database = args.db_url and args.db_url.split(':')[0] or 'sqlite'
     print('| server | database | consumers | request | status | wall s '

@@ -33,13 +33,14 @@ import sqlalchemy as sa
 import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import placement_bench  # noqa: E402 (the data shapes and queries)
+import bench_http  # noqa: E402
+import bench_seed  # noqa: E402 (the data shapes and queries)
 
 from placement import conf as placement_conf  # noqa: E402
 from placement import deploy  # noqa: E402
 from placement import tables  # noqa: E402
 
-HEADERS = dict(placement_bench.HEADERS)
+HEADERS = dict(bench_http.HEADERS)
 EMPTY_VCPU = 'VCPU:100000'
 
 
@@ -112,18 +113,18 @@ def fill(engine, kind, count):
                 uuid=agg_uuid)).inserted_primary_key[0]
             for index in range(count):
                 writer.provider('cn-%06d' % index,
-                                placement_bench.FLAT_INVENTORY,
-                                [placement_bench.FLAT_TRAIT], aggregate=agg)
-            query = placement_bench.FLAT_QUERY.format(aggregate=agg_uuid)
+                                bench_seed.FLAT_INVENTORY,
+                                [bench_seed.FLAT_TRAIT], aggregate=agg)
+            query = bench_seed.FLAT_QUERY.format(aggregate=agg_uuid)
         else:
             for index in range(count):
                 made = {}
                 for key, parent, inventories, traits in \
-                        placement_bench.NESTED_TREE:
+                        bench_seed.NESTED_TREE:
                     made[key] = writer.provider(
                         'tree-%06d-%s' % (index, key), inventories, traits,
                         parent=made.get(parent), root=made.get('compute'))
-            query = placement_bench.NESTED_QUERY
+            query = bench_seed.NESTED_QUERY
         writer.flush()
     return query
 

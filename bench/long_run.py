@@ -25,8 +25,9 @@ import time
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_http  # noqa: E402
+import bench_servers  # noqa: E402
 import mix_bench  # noqa: E402
-import placement_bench as pb  # noqa: E402
 
 RSS_TOLERANCE = 0.10
 
@@ -146,7 +147,8 @@ class Sampler:
         row = {'minute': minute, 'load1': os.getloadavg()[0],
                'served': served - self.last_counts[0],
                'errors': errors - self.last_counts[1],
-               'cpu_s': pb.group_cpu_seconds(self.pgid), 'workers': {}}
+               'cpu_s': bench_servers.group_cpu_seconds(self.pgid),
+               'workers': {}}
         self.last_counts = (served, errors)
         for pid in workers(self.pgid):
             try:
@@ -164,13 +166,14 @@ class Sampler:
                 continue    # the worker went away between the two reads
         row['db_conns'] = self.connections.total()
         self.rows.append(row)
-        pb.log('    minute %3d: load %.2f, %d served, %d errors, %s%s' % (
-            minute, row['load1'], row['served'], row['errors'],
-            '; '.join('pid %d %.1f MiB %d fds %d clients %d conns' % (
-                pid, w['rss_mib'], w['fds'], w['clients'], w['db_conns'])
-                for pid, w in row['workers'].items()),
-            '' if row['db_conns'] is None
-            else '; %d DB sessions' % row['db_conns']))
+        bench_http.log(
+            '    minute %3d: load %.2f, %d served, %d errors, %s%s' % (
+                minute, row['load1'], row['served'], row['errors'],
+                '; '.join('pid %d %.1f MiB %d fds %d clients %d conns' % (
+                    pid, w['rss_mib'], w['fds'], w['clients'], w['db_conns'])
+                    for pid, w in row['workers'].items()),
+                '' if row['db_conns'] is None
+                else '; %d DB sessions' % row['db_conns']))
 
 
 def verdict(rows, settle):
@@ -248,17 +251,17 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    pb.set_port_range(args.port_range)
+    bench_servers.set_port_range(args.port_range)
     workdir = tempfile.mkdtemp(prefix='placement-long-run-')
-    db = pb.Database(args.db_url, workdir, 'long_run')
+    db = bench_servers.Database(args.db_url, workdir, 'long_run')
     db.create()
-    server = pb.Server(args.label, args.server_cmd, args.setup_cmd,
-                       args.workers, db, workdir)
-    pb.log('[%s] %d computes, %d workers, database %s, %d minutes; uptime: '
-           '%s' % (args.label, args.computes, args.workers, db.backend,
-                   args.minutes, subprocess.run(
-                       ['uptime'], capture_output=True,
-                       text=True).stdout.strip()))
+    server = bench_servers.Server(args.label, args.server_cmd,
+                                  args.setup_cmd, args.workers, db, workdir)
+    bench_http.log('[%s] %d computes, %d workers, database %s, %d minutes; '
+                   'uptime: %s' % (args.label, args.computes, args.workers,
+                                   db.backend, args.minutes, subprocess.run(
+                                       ['uptime'], capture_output=True,
+                                       text=True).stdout.strip()))
     connections = None
     try:
         server.start()

@@ -44,7 +44,9 @@ import uuid
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import placement_bench as pb  # noqa: E402
+import bench_http  # noqa: E402
+import bench_scenarios  # noqa: E402
+import bench_servers  # noqa: E402
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
@@ -236,14 +238,19 @@ class Stats:
             values = sorted(self.latency[op])
             out[op] = {
                 'count': len(values), 'per_s': len(values) / duration,
-                'p50_ms': 1000 * pb.percentile(values, 50) if values else None,
-                'p95_ms': 1000 * pb.percentile(values, 95) if values else None,
-                'p99_ms': 1000 * pb.percentile(values, 99) if values else None,
+                'p50_ms': (1000 * bench_scenarios.percentile(values, 50)
+                           if values else None),
+                'p95_ms': (1000 * bench_scenarios.percentile(values, 95)
+                           if values else None),
+                'p99_ms': (1000 * bench_scenarios.percentile(values, 99)
+                           if values else None),
                 'errors': self.errors[op], 'conflicts': self.conflicts[op]}
         late = sorted(self.late)
         out['_schedule'] = {
-            'late_p50_ms': 1000 * pb.percentile(late, 50) if late else 0,
-            'late_p99_ms': 1000 * pb.percentile(late, 99) if late else 0}
+            'late_p50_ms': (1000 * bench_scenarios.percentile(late, 50)
+                            if late else 0),
+            'late_p99_ms': (1000 * bench_scenarios.percentile(late, 99)
+                            if late else 0)}
         return out
 
 
@@ -411,7 +418,7 @@ class Mix:
             try:
                 task()
             except Exception as exc:  # a broken answer is an error, go on
-                pb.log('    %s: %r' % (task.__name__, exc))
+                bench_http.log('    %s: %r' % (task.__name__, exc))
 
     def start(self):
         """Start the schedule: counted from the end of the warm-up until
@@ -463,9 +470,9 @@ class Mix:
     def run(self):
         self.start()
         time.sleep(max(0, self.start_at - time.monotonic()))
-        cpu = pb.group_cpu_seconds(self.server_pgid)
+        cpu = bench_servers.group_cpu_seconds(self.server_pgid)
         time.sleep(max(0, self.stop_at - time.monotonic()))
-        cpu = pb.group_cpu_seconds(self.server_pgid) - cpu
+        cpu = bench_servers.group_cpu_seconds(self.server_pgid) - cpu
         return self.finish(cpu)
 
 
@@ -473,11 +480,12 @@ class Mix:
 
 def run(label, cmd, setup_cmd, args, root):
     workdir = tempfile.mkdtemp(prefix='mix-%s-' % label, dir=root)
-    db = pb.Database(args.db_url, workdir, '%s_mix' % label)
-    pb.log('[%s] %d computes, database %s' % (label, args.computes,
-                                              db.backend))
+    db = bench_servers.Database(args.db_url, workdir, '%s_mix' % label)
+    bench_http.log('[%s] %d computes, database %s' % (label, args.computes,
+                                                      db.backend))
     db.create()
-    server = pb.Server(label, cmd, setup_cmd, args.workers, db, workdir)
+    server = bench_servers.Server(label, cmd, setup_cmd, args.workers, db,
+                                  workdir)
     try:
         server.start()
         http = Http(server.port)
@@ -488,12 +496,13 @@ def run(label, cmd, setup_cmd, args, root):
         cloud = Cloud(args.computes, args.nested, args.sharing)
         started = time.monotonic()
         cloud.write(db.url)
-        pb.log('    cloud written in %.1fs' % (time.monotonic() - started))
+        bench_http.log('    cloud written in %.1fs'
+                       % (time.monotonic() - started))
         result = Mix(cloud, http, args, server.proc.pid).run()
         result['_server'] = {'cmd': cmd}
         return result
-    except pb.BenchError as exc:
-        pb.log('    FAILED: %s' % exc)
+    except bench_http.BenchError as exc:
+        bench_http.log('    FAILED: %s' % exc)
         return {'error': str(exc)}
     finally:
         server.stop()
@@ -578,14 +587,14 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    pb.set_port_range(args.port_range)
+    bench_servers.set_port_range(args.port_range)
     root = tempfile.mkdtemp(prefix='placement-mix-')
     runs = []
     if not args.upstream_only:
         runs.append((args.label, args.server_cmd, args.setup_cmd))
     if args.upstream_venv:
         runs.append(('upstream',
-                     *pb.upstream_commands(args.upstream_venv)))
+                     *bench_servers.upstream_commands(args.upstream_venv)))
     results = {}
     for label, cmd, setup in runs:
         results[label] = run(label, cmd, setup, args, root)

@@ -32,7 +32,8 @@ os.environ.setdefault('PROMETHEUS_MULTIPROC_DIR', tempfile.mkdtemp(
     prefix='request-path-bench-'))
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import placement_bench as pb  # noqa: E402
+import bench_http  # noqa: E402
+import bench_servers  # noqa: E402
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'openstack-api-version': 'placement 1.39'}
@@ -163,7 +164,7 @@ def in_process_app(workdir, options=''):
     from placement.objects import bootstrap
     path = os.path.join(workdir, 'placement.conf')
     with open(path, 'w') as out:
-        out.write(pb.CONF_TEMPLATE.format(
+        out.write(bench_servers.CONF_TEMPLATE.format(
             url='sqlite:///' + os.path.join(workdir, 'placement.sqlite'),
             sync=True))
         # The access log written as a server writes it.
@@ -255,7 +256,7 @@ def hammer(port, path, requests, connections, keepalive):
     for thread in threads:
         thread.join()
     if errors:
-        raise pb.BenchError('%d answers were not 200: %s' % (
+        raise bench_http.BenchError('%d answers were not 200: %s' % (
             len(errors), sorted(set(map(str, errors)))))
     return share * connections
 
@@ -305,8 +306,8 @@ class Running:
 
 def start_server(cmd):
     workdir = tempfile.mkdtemp(prefix='request-path-http-')
-    database = pb.Database(None, workdir, 'request_path')
-    server = pb.Server('server', cmd, None, 1, database, workdir)
+    database = bench_servers.Database(None, workdir, 'request_path')
+    server = bench_servers.Server('server', cmd, None, 1, database, workdir)
     server.start()
     server.pgid = server.proc.pid
     return server
@@ -318,13 +319,13 @@ def fill(server):
     for method, path, body in tree_requests(root):
         status, data = send(server.port, method, path, body)
         if status >= 300:
-            raise pb.BenchError('%s %s: %s %s' % (method, path, status,
-                                                  data[:200]))
+            raise bench_http.BenchError('%s %s: %s %s' % (
+                method, path, status, data[:200]))
     return root
 
 
 def over_http(args):
-    pb.set_port_range(args.port_range)
+    bench_servers.set_port_range(args.port_range)
     servers = [Running(text) for text in args.running]
     try:
         for cmd in args.server_cmd or ([] if servers else [DEFAULT_CMD]):
@@ -373,10 +374,10 @@ def measure(server, path, args, keepalive):
     """(user s, system s, requests) of one round on ``server``."""
     hammer(server.port, path, args.connections * 5, args.connections,
            keepalive)
-    user, system = pb.group_cpu_times(server.pgid)
+    user, system = bench_servers.group_cpu_times(server.pgid)
     sent = hammer(server.port, path, args.round, args.connections,
                   keepalive)
-    after = pb.group_cpu_times(server.pgid)
+    after = bench_servers.group_cpu_times(server.pgid)
     return after[0] - user, after[1] - system, sent
 
 

@@ -33,8 +33,9 @@ import time
 import sqlalchemy as sa
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_http  # noqa: E402
+import bench_servers  # noqa: E402
 import mix_bench  # noqa: E402
-import placement_bench as pb  # noqa: E402
 import swap_audit  # noqa: E402
 import swap_fleet  # noqa: E402
 
@@ -82,7 +83,8 @@ def create_schema(db_url, workdir, config_file):
                                'sync'], cwd=workdir, env=env,
                               capture_output=True, text=True)
         if proc.returncode:
-            raise pb.BenchError('%s db sync: %s' % (manage, proc.stderr))
+            raise bench_http.BenchError('%s db sync: %s'
+                                        % (manage, proc.stderr))
         engine = sa.create_engine(db_url)
         with engine.connect() as conn:
             revisions.append(conn.exec_driver_sql(
@@ -99,16 +101,17 @@ def sample_load():
 def run(args):
     """The whole swap; the result as a dict (see swap_audit.report)."""
     workdir = tempfile.mkdtemp(prefix='placement-swap-')
-    db = pb.Database(args.db_url, workdir, str(os.getpid()))
+    db = bench_servers.Database(args.db_url, workdir, str(os.getpid()))
     if db.backend == 'sqlite':
-        raise pb.BenchError('the swap needs a database server (--db-url)')
+        raise bench_http.BenchError(
+            'the swap needs a database server (--db-url)')
     config_file = os.path.join(workdir, 'placement.conf')
     with open(config_file, 'w') as out:
-        out.write(pb.CONF_TEMPLATE.format(url=db.url, sync=False))
+        out.write(bench_servers.CONF_TEMPLATE.format(url=db.url, sync=False))
     low, high = (int(p) for p in args.port_range.split('-'))
     fleet = swap_fleet.Fleet(workdir, config_file, UPSTREAM_VENV,
                              args.workers,
-                             pb.free_ports(4, low, high),
+                             bench_servers.free_ports(4, low, high),
                              args.haproxy)
     result = {'load_start': sample_load(), 'computes': args.computes}
     began = time.monotonic()
@@ -119,11 +122,11 @@ def run(args):
         cloud.write(db.url)
         engine = sa.create_engine(db.url)
         before = swap_audit.snapshot(engine)
-        pb.log('  schema and cloud ready in %.0f s'
-               % (time.monotonic() - began))
+        bench_http.log('  schema and cloud ready in %.0f s'
+                       % (time.monotonic() - began))
         fleet.start('upstream')
-        pb.log('  three upstream nodes up in %.0f s'
-               % (time.monotonic() - began))
+        bench_http.log('  three upstream nodes up in %.0f s'
+                       % (time.monotonic() - began))
         mix = SwapMix(cloud, mix_bench.Http(fleet.haproxy.port), args, None)
         result.update(drive(fleet, mix, args))
         result['load_end'] = sample_load()
@@ -144,7 +147,7 @@ def run(args):
             db.drop()
             shutil.rmtree(workdir, ignore_errors=True)
         else:
-            pb.log('kept %s and database %s' % (workdir, db.name))
+            bench_http.log('kept %s and database %s' % (workdir, db.name))
 
 
 def drive(fleet, mix, args):
@@ -159,8 +162,8 @@ def drive(fleet, mix, args):
                      'load': sample_load()}
             for node in fleet.nodes:
                 fleet.swap(node, kind)
-                pb.log('  %s: %s is %s (%s)' % (label, node.name, kind,
-                                               '/'.join(fleet.kinds())))
+                bench_http.log('  %s: %s is %s (%s)' % (
+                    label, node.name, kind, '/'.join(fleet.kinds())))
                 time.sleep(args.node_hold)
             phase['end'] = time.monotonic()
             phases.append(phase)

@@ -54,9 +54,12 @@ import sqlalchemy as sa
 import webob
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_http  # noqa: E402
+import bench_report  # noqa: E402
+import bench_scenarios  # noqa: E402 (claimers)
+import bench_servers  # noqa: E402 (servers)
 import explain_bench  # noqa: E402 (the cost data sets)
 import mix_bench  # noqa: E402 (the cloud's shape and writer)
-import placement_bench as pb  # noqa: E402 (servers, claimers)
 
 from placement import conf as placement_conf  # noqa: E402
 from placement import deploy  # noqa: E402
@@ -215,7 +218,7 @@ def simulate(args):
                 continue
             path = os.path.join(workdir, '%s.sqlite' % label)
             copy(cloud, path)
-            pb.log('%s: %d boots on %d computes, limit=%d' % (
+            bench_http.log('%s: %d boots on %d computes, limit=%d' % (
                 label, args.boots, args.computes, args.limit))
             used, spent, failed = simulate_order(path, options, packing,
                                                  flavors, args.limit)
@@ -238,7 +241,7 @@ def simulate(args):
 def cost_run(args, kind, count):
     """{order: [CPU ms per request]} on a fresh data set."""
     workdir = tempfile.mkdtemp(prefix='weigh-cost-')
-    db = pb.Database(args.db_url, workdir, 'weigh_cost')
+    db = bench_servers.Database(args.db_url, workdir, 'weigh_cost')
     db.create()
     try:
         path = os.path.join(workdir, 'placement.conf')
@@ -337,24 +340,26 @@ class Flavor:
 
 def claims_run(args, label, options, concurrency, root):
     workdir = tempfile.mkdtemp(prefix='weigh-%s-' % label, dir=root)
-    db = pb.Database(args.db_url, workdir, 'weigh_%s_%d' % (label,
-                                                            concurrency))
+    db = bench_servers.Database(args.db_url, workdir,
+                                'weigh_%s_%d' % (label, concurrency))
     db.create()
-    server = pb.Server(label, args.server_cmd, None, args.workers, db,
-                       workdir)
+    server = bench_servers.Server(label, args.server_cmd, None, args.workers,
+                                  db, workdir)
     with open(server.config_file, 'a') as conf:
         conf.write('[placement]\n' + ''.join(
             '%s = %s\n' % item for item in options.items()))
-    clients = pb.Clients(server.base_url)
+    clients = bench_http.Clients(server.base_url)
     try:
         server.start()
-        pb.request(clients, 'GET', '/resource_classes', (200,))
-        pb.request(clients, 'GET', '/traits?name=startswith:HW_', (200,))
+        bench_http.request(clients, 'GET', '/resource_classes', (200,))
+        bench_http.request(clients, 'GET', '/traits?name=startswith:HW_',
+                           (200,))
         mix_bench.Cloud(args.computes, 0.0, 0.0).write(db.url)
-        claims = pb.Claims(clients, Flavor(), args.claims, concurrency,
-                           args.limit, args.max_retries)
+        claims = bench_scenarios.Claims(clients, Flavor(), args.claims,
+                                        concurrency, args.limit,
+                                        args.max_retries)
         outcome = claims.run()
-        outcome['overcommitted'] = len(pb.overcommitted(
+        outcome['overcommitted'] = len(bench_scenarios.overcommitted(
             clients, claims.providers, concurrency))
         return outcome
     finally:
@@ -364,7 +369,7 @@ def claims_run(args, label, options, concurrency, root):
 
 
 def claims(args):
-    pb.set_port_range(args.port_range)
+    bench_servers.set_port_range(args.port_range)
     root = tempfile.mkdtemp(prefix='weigh-claims-')
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
     print('| database | schedulers | order | claims/s | 409s per 1,000 '
@@ -375,10 +380,10 @@ def claims(args):
             for label, options, _ in ORDERS:
                 if label not in args.orders:
                     continue
-                pb.log('%s, %d schedulers, %s' % (backend, concurrency,
-                                                  label))
+                bench_http.log('%s, %d schedulers, %s' % (
+                    backend, concurrency, label))
                 found = claims_run(args, label, options, concurrency, root)
-                pb.log('    %s' % pb.fmt_dict(found))
+                bench_http.log('    %s' % bench_report.fmt_dict(found))
                 print('| %s | %d | %s | %.1f | %.0f | %d | %d |' % (
                     backend, concurrency, label, found['claims_per_s'],
                     1000.0 * found['conflicts'] / max(found['claims'], 1),
