@@ -6,7 +6,7 @@ Needs upstream openstack-placement installed in a virtualenv
 (``$PLACEMENT_UPSTREAM_VENV``, default ~/.cache/placement-test-upstream-venv,
 which .ci/run fills from PyPI): skips without it, and fails under CI=true.
 Every difference found is either fixed (and asserted word for word in
-test_error_texts.py) or listed with its reason in ``ACCEPTED``.
+test_error_texts_*.py) or listed with its reason in ``ACCEPTED``.
 """
 import importlib.util
 import os

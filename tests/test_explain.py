@@ -388,7 +388,7 @@ def test_microversion_and_policy(client, w):
                           headers=helpers.version('1.9'))
     assert response.status_code == 404
     # Upstream has no such route: its 404 says why (upstream's own routes
-    # keep their empty detail, see test_error_texts.py).
+    # keep their empty detail, see test_error_texts_candidates.py).
     detail = response.json()['errors'][0]['detail']
     # After webob's generic explanation of a 404.
     assert detail.rsplit('\n\n', 1)[-1].strip() == (
