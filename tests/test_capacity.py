@@ -228,12 +228,30 @@ def _query(world, groups, unsuffixed, isolate, member_of, traits):
         if traits:
             params['required' + suffix] = ','.join(traits)
     if member_of is not None:
-        params['member_of'] = world.aggs.get(
-            member_of, (None, str(uuidlib.uuid4())))[1]
+        params['member_of'] = _aggregate_uuid(world, member_of)
         if not unsuffixed:
             params['member_of1'] = params.pop('member_of')
     params['group_policy'] = 'isolate' if isolate else 'none'
     return params
+
+
+def _aggregate_uuid(world, name):
+    """The uuid of the world's aggregate ``name``, or of none."""
+    return world.aggs.get(name, (None, str(uuidlib.uuid4())))[1]
+
+
+def _elsewhere(world, params):
+    """``params`` with other provider filters: without its aggregate and
+    traits, or with aggregate A and a trait when it had neither."""
+    other = {key: value for key, value in params.items()
+             if not key.startswith(('member_of', 'required'))}
+    if other != params:
+        return other
+    suffix = min(key[len('resources'):] for key in params
+                 if key.startswith('resources'))
+    return dict(params, **{
+        'member_of' + suffix: _aggregate_uuid(world, 'A'),
+        'required' + suffix: TRAITS[0]})
 
 
 def _more(resources):
@@ -264,14 +282,17 @@ def test_fits_as_a_scheduler_places(client, world, providers, groups,
             world._trait(conn, trait)
     params = _query(world, groups, unsuffixed, isolate, member_of, traits)
     counted = capacity(client, version, **params)
-    # Shapes alike but for their amounts are read together: each answers
-    # as it does alone.
+    # Shapes alike but for their amounts or provider filters are read
+    # together: each answers as it does alone.
     more = dict(params, **{key: _more(value) for key, value in params.items()
                           if key.startswith('resources')})
-    together = shapes(client, {'shapes': {'more': more, 'shape': params}},
-                      version)['shapes']
+    elsewhere = _elsewhere(world, params)
+    together = shapes(client, {'shapes': {
+        'more': more, 'shape': params, 'elsewhere': elsewhere}},
+        version)['shapes']
     assert together == {'shape': counted,
-                        'more': capacity(client, version, **more)}
+                        'more': capacity(client, version, **more),
+                        'elsewhere': capacity(client, version, **elsewhere)}
     classes = sorted({rc for group in groups for rc in group['resources']})
     placed = place_until_full(client, params, version)
     hypothesis.target(min(len(placed), 10))
