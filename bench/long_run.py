@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_http  # noqa: E402
 import bench_servers  # noqa: E402
 import mix_bench  # noqa: E402
+import mix_traffic  # noqa: E402
 
 RSS_TOLERANCE = 0.10
 
@@ -265,12 +266,12 @@ def main(argv=None):
     connections = None
     try:
         server.start()
-        http = mix_bench.Http(server.port)
+        http = mix_traffic.Http(server.port)
         http('GET', '/resource_classes')
         http('GET', '/traits?name=startswith:HW_')
         cloud = mix_bench.Cloud(args.computes, args.nested, args.sharing)
         cloud.write(db.url)
-        mix = mix_bench.Mix(cloud, http, args, server.proc.pid)
+        mix = mix_traffic.Mix(cloud, http, args, server.proc.pid)
         connections = Connections(db)
         sampler = Sampler(server.proc.pid, server.port, mix.stats,
                           connections)

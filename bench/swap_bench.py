@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_http  # noqa: E402
 import bench_servers  # noqa: E402
 import mix_bench  # noqa: E402
+import mix_traffic  # noqa: E402
 import swap_audit  # noqa: E402
 import swap_fleet  # noqa: E402
 
@@ -46,7 +47,7 @@ PHASES = (('forward', 'ours'), ('back', 'upstream'), ('forward again', 'ours'))
 WRITES = {'claim', 'move', 'delete', 'put_inventory'}
 
 
-class SwapMix(mix_bench.Mix):
+class SwapMix(mix_traffic.Mix):
     """The mix, with every call logged: (op, status, node, sent,
     answered, method, path, body) - body only for writes."""
 
@@ -127,7 +128,7 @@ def run(args):
         fleet.start('upstream')
         bench_http.log('  three upstream nodes up in %.0f s'
                        % (time.monotonic() - began))
-        mix = SwapMix(cloud, mix_bench.Http(fleet.haproxy.port), args, None)
+        mix = SwapMix(cloud, mix_traffic.Http(fleet.haproxy.port), args, None)
         result.update(drive(fleet, mix, args))
         result['load_end'] = sample_load()
         result['haproxy'] = {

@@ -60,12 +60,13 @@ import bench_scenarios  # noqa: E402 (claimers)
 import bench_servers  # noqa: E402 (servers)
 import explain_bench  # noqa: E402 (the cost data sets)
 import mix_bench  # noqa: E402 (the cloud's shape and writer)
+import mix_traffic  # noqa: E402
 
 from placement import conf as placement_conf  # noqa: E402
 from placement import deploy  # noqa: E402
 from placement import tables  # noqa: E402
 
-HEADERS = dict(mix_bench.HEADERS)
+HEADERS = dict(mix_traffic.HEADERS)
 FLAVORS = ({'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20},
            {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 40},
            {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 80},
@@ -335,7 +336,7 @@ class Flavor:
 
     @staticmethod
     def query():
-        return query(mix_bench.FLAVOR)
+        return query(mix_traffic.FLAVOR)
 
 
 def claims_run(args, label, options, concurrency, root):
