@@ -49,7 +49,7 @@ def fill(request, trees, free, apart=None):
     filled = Filled()
     kinds = _Kinds(request)
     for tree in trees:
-        _fill_tree(tree, kinds, free, filled, _providers(request, tree))
+        _fill_tree(tree, kinds, free, filled)
     if apart is None:
         return filled
     # Those set apart are counted from their summary parts: one row each,
@@ -63,28 +63,17 @@ def fill(request, trees, free, apart=None):
     return filled
 
 
-def _providers(request, tree):
-    """The providers the tree's candidates may take from: its own read
-    for some group and the sharing providers serving it."""
-    if len(tree.members) == 1 and tree.members[0] is not None:
-        found = tree.members[0].keys()
-    else:
-        found = set()
-        for members in tree.members:
-            found |= (members or {}).keys()
-    for by_root in request.sharing.serving:
-        if tree.root in by_root:
-            found = found | {rp for rp, _ in by_root[tree.root]}
-    return found
-
-
-def _fill_tree(tree, kinds, free, filled, providers):
+def _fill_tree(tree, kinds, free, filled):
     """Fill one tree from its candidates as read, in the engine's order,
     each as often as it still fits.  A run only takes space, so the
     candidates valid after it are the later ones still fitting, in the
     same order (each group's options stay in order, fewer of them): one
     list of candidates serves the whole fill."""
     own, candidates = kinds(tree)
+    # A tree of one provider no sharing provider serves is full after one
+    # run: its candidates all take the same.
+    alone = len(own) == 1 and not any(tree.root in by_root
+                                      for by_root in kinds.serving)
     for candidate in candidates:
         rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
             (own[-1 - at] if at < 0 else at, rc, amount)
@@ -92,7 +81,7 @@ def _fill_tree(tree, kinds, free, filled, providers):
         if any(room < amount for room, _, _, amount in rooms):
             continue
         _run(tree.root, rooms, filled, free)
-        if len(providers) == 1:
+        if alone:
             return
 
 
@@ -120,27 +109,39 @@ class _Kinds:
                 self.most[rc] = self.most.get(rc, 0) + amount
 
     def __call__(self, tree):
-        # Places follow the order the combiner meets the providers in.
-        own = list(dict.fromkeys(itertools.chain(
-            *(members or () for members in tree.members),
-            tree.parents or ())))
-        at = {rp: -1 - index for index, rp in enumerate(own)}
-        at[None] = None
-        most = self.most
-        limits = {(at[rp], rc): min(limit, most[rc])
-                  for (rp, rc), limit in tree.limits.items()}
-        kind = (
-            tuple(None if members is None else tuple(
-                (at[rp], fit) for rp, fit in members.items())
-                for members in tree.members),
-            tuple((at[rp], mask) for rp, mask in tree.masks.items()),
-            tuple(limits.items()),
-            None if tree.parents is None else tuple(
-                (at[rp], at[parent]) for rp, parent in tree.parents.items()),
-            tuple(tuple(by_root.get(tree.root, ())) for by_root in
-                  self.serving))
+        serving = tuple(tuple(by_root.get(tree.root, ())) for by_root in
+                        self.serving)
+        if len(tree.members) == 1 and not tree.limits and not tree.parents:
+            # One group's providers, in the order read, are the places:
+            # the kind needs no names.
+            members = tree.members[0] or {}
+            own = list(members)
+            kind = (tuple(members.values()), tuple(map(tree.masks.get, own)),
+                    serving)
+            at = None
+        else:
+            # Places follow the order the combiner meets the providers in.
+            own = list(dict.fromkeys(itertools.chain(
+                *(members or () for members in tree.members),
+                tree.parents or ())))
+            at = _places(own)
+            most = self.most
+            limits = {(at[rp], rc): min(limit, most[rc])
+                      for (rp, rc), limit in tree.limits.items()}
+            kind = (
+                tuple(None if members is None else tuple(
+                    (at[rp], fit) for rp, fit in members.items())
+                    for members in tree.members),
+                tuple((at[rp], mask) for rp, mask in tree.masks.items()),
+                tuple(limits.items()),
+                None if tree.parents is None else tuple(
+                    (at[rp], at[parent])
+                    for rp, parent in tree.parents.items()),
+                serving)
         found = self.found.get(kind)
         if found is None:
+            if at is None:
+                at, limits = _places(own), {}
             found = self.found[kind] = self._candidates(tree, at, limits)
         return own, found
 
@@ -167,6 +168,14 @@ class _Kinds:
                  for rc, amount in amounts.items()]
                 for allocations, _ in candidate_search.candidates(
                     self.request, [placed])]
+
+
+def _places(own):
+    """{provider: its place} of a tree's ``own`` providers in order (None
+    stays None)."""
+    at = {rp: -1 - index for index, rp in enumerate(own)}
+    at[None] = None
+    return at
 
 
 def _run(root, rooms, filled, free=None):
