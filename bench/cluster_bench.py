@@ -34,7 +34,9 @@ import httpx
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'tests'))
 import db_servers  # noqa: E402
-import stress_support as stress  # noqa: E402
+import stress_check  # noqa: E402
+import stress_load  # noqa: E402
+import stress_setup  # noqa: E402
 
 QUERY = {'resources': 'VCPU:1,MEMORY_MB:256,DISK_GB:10', 'limit': 10}
 INVENTORY = {'VCPU': {'total': 32}, 'MEMORY_MB': {'total': 8192},
@@ -42,10 +44,10 @@ INVENTORY = {'VCPU': {'total': 32}, 'MEMORY_MB': {'total': 8192},
 
 
 def load_providers(url, count, threads=8):
-    data = stress.DataSet()
+    data = stress_setup.DataSet()
 
     def work(index):
-        with httpx.Client(base_url=url, headers=stress.HEADERS,
+        with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                           timeout=60) as http:
             for i in range(index, count, threads):
                 data.provider(http, 'cn%d' % i, INVENTORY)
@@ -67,7 +69,7 @@ def run_clients(urls, clients, duration, body):
     def client(index):
         mine = {}
         with httpx.Client(base_url=urls[index % len(urls)],
-                          headers=stress.HEADERS, timeout=60) as http:
+                          headers=stress_setup.HEADERS, timeout=60) as http:
             while time.monotonic() < deadline:
                 body(http, mine)
         with lock:
@@ -108,16 +110,16 @@ def claim(ledger):
                 return
             allocations = requests[0]['allocations']
             response = http.put('/allocations/%s' % consumer, json={
-                'allocations': allocations, 'project_id': stress.PROJECT,
-                'user_id': stress.USER, 'consumer_generation': None,
+                'allocations': allocations, 'project_id': stress_setup.PROJECT,
+                'user_id': stress_setup.USER, 'consumer_generation': None,
                 'consumer_type': 'INSTANCE'})
             if response.status_code == 204:
-                ledger.certain(consumer, stress.state_of(allocations))
+                ledger.certain(consumer, stress_load.state_of(allocations))
                 _count(counts, 'ok')
                 return
             _count(counts, str(response.status_code))
             if response.status_code != 409:
-                ledger.uncertain(consumer, stress.state_of(allocations))
+                ledger.uncertain(consumer, stress_load.state_of(allocations))
                 return
     return body
 
@@ -127,17 +129,18 @@ def measure(label, backend_urls, api_processes, args, counters=None):
     servers ``backend_urls`` (round robin)."""
     nodes = [backend_urls[i % len(backend_urls)]
              for i in range(1, api_processes)]
-    with stress.service('mysql', args.workers, server_url=backend_urls[0],
-                        nodes=nodes) as svc:
+    with stress_setup.service('mysql', args.workers,
+                              server_url=backend_urls[0],
+                              nodes=nodes) as svc:
         load_providers(svc.url, args.providers)
         cand, cand_wall = run_clients(svc.urls, args.clients, args.duration,
                                       candidates)
         before = counters() if counters else None
-        ledger = stress.Ledger()
+        ledger = stress_load.Ledger()
         claims, claim_wall = run_clients(svc.urls, args.clients,
                                          args.duration, claim(ledger))
         after = counters() if counters else None
-        check = stress.check_database(svc.db_url, ledger)
+        check = stress_check.check_database(svc.db_url, ledger)
     row = {
         'topology': label, 'api': api_processes,
         'candidates/s': cand.get('ok', 0) / cand_wall,

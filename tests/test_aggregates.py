@@ -5,7 +5,7 @@ import uuid
 import httpx
 import sqlalchemy as sa
 
-import stress_support as stress
+import stress_setup
 from helpers import new_provider, version
 
 
@@ -134,8 +134,8 @@ def test_aggregates_are_shared_between_providers(client):
 
 def test_concurrent_joins_of_a_new_aggregate(database):
     agg = str(uuid.uuid4())
-    with stress.service(database.backend, workers=3) as svc:
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc:
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             providers = [new_provider(http) for _ in range(10)]
             with concurrent.futures.ThreadPoolExecutor(10) as pool:

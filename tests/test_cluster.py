@@ -29,7 +29,9 @@ import pytest
 import sqlalchemy as sa
 
 import db_servers
-import stress_support as stress
+import stress_check
+import stress_load
+import stress_setup
 
 pytestmark = pytest.mark.skipif(
     not (os.environ.get('PLACEMENT_TEST_CLUSTER') == '1'
@@ -74,8 +76,9 @@ def pg_replica():
 
 def _on_cluster(galera, **kwargs):
     first, *others = galera.nodes
-    return stress.service('mysql', WORKERS, server_url=first.url,
-                          nodes=[node.url for node in others], **kwargs)
+    return stress_setup.service('mysql', WORKERS, server_url=first.url,
+                                nodes=[node.url for node in others],
+                                **kwargs)
 
 
 def _synced_url(db_url):
@@ -87,7 +90,7 @@ def _synced_url(db_url):
 
 
 def _build(url, data):
-    with httpx.Client(base_url=url, headers=stress.HEADERS,
+    with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                       timeout=30) as http:
         data.build(http)
 
@@ -99,22 +102,23 @@ def _certification(galera, *snapshots):
         grown['wsrep_local_cert_failures'], grown['wsrep_local_bf_aborts'])
 
 
-@pytest.mark.parametrize('dataset', list(stress.DATA_SETS))
+@pytest.mark.parametrize('dataset', list(stress_setup.DATA_SETS))
 def test_galera_multi_writer_no_over_commit(galera, dataset, capsys):
     with _on_cluster(galera) as svc:
-        data = stress.DATA_SETS[dataset]()
+        data = stress_setup.DATA_SETS[dataset]()
         _build(svc.url, data)
         before = galera.counters()
-        load = stress.Load(svc.urls, data, clients=15, ops=8,
-                           duration=60.0, operator=True).run()
+        load = stress_load.Load(svc.urls, data, clients=15, ops=8,
+                                duration=60.0, operator=True).run()
         conflicts = _certification(galera, before)
-        check = stress.check_database(_synced_url(svc.db_url), load.ledger)
+        check = stress_check.check_database(_synced_url(svc.db_url),
+                                            load.ledger)
     with capsys.disabled():
-        print('\n' + stress.summary(
+        print('\n' + stress_check.summary(
             'galera 3 nodes/3 API processes/%s' % dataset, load, check)
             + conflicts)
     # No 503 either: every node stays up.
-    stress.assert_sound(load, check, svc.log)
+    stress_check.assert_sound(load, check, svc.log)
     figures = load.figures()
     assert figures['no_answer'] == 0
     assert figures['refused_409'] + figures['no_candidates'] > 0
@@ -123,14 +127,14 @@ def test_galera_multi_writer_no_over_commit(galera, dataset, capsys):
 def test_galera_node_killed_mid_load(galera, capsys):
     victim = galera.nodes[-1]
     with _on_cluster(galera) as svc:
-        data = stress.Flat()
+        data = stress_setup.Flat()
         _build(svc.url, data)
-        probes = [stress.Probe(url) for url in svc.urls]
+        probes = [stress_load.Probe(url) for url in svc.urls]
         for probe in probes:
             probe.start()
         before = galera.counters()
-        load = stress.Load(svc.urls, data, clients=15, ops=None,
-                           duration=90.0).start()
+        load = stress_load.Load(svc.urls, data, clients=15, ops=None,
+                                duration=90.0).start()
         try:
             time.sleep(2)
             at_kill = galera.counters()
@@ -148,9 +152,10 @@ def test_galera_node_killed_mid_load(galera, capsys):
                 probe.stop()
         load.wait()
         conflicts = _certification(galera, before, at_kill)
-        check = stress.check_database(_synced_url(svc.db_url), load.ledger)
+        check = stress_check.check_database(_synced_url(svc.db_url),
+                                            load.ledger)
     with capsys.disabled():
-        print('\n' + stress.summary(
+        print('\n' + stress_check.summary(
             'galera node killed/3 API processes/flat down=%.1fs '
             'rejoined_in=%.1fs recovered_after=%s' % (
                 restarting - killed, synced - restarting,
@@ -173,7 +178,7 @@ def test_galera_node_killed_mid_load(galera, capsys):
     assert dead and all(o.status == 503 and o.clear for o in dead), [
         o for o in dead if o.status != 503 or not o.clear][:5]
     assert load.figures()['no_answer'] == 0
-    stress.assert_sound(load, check, svc.log, allow_503=True)
+    stress_check.assert_sound(load, check, svc.log, allow_503=True)
 
 
 # Rounds of the class delete / inventory write race.
@@ -188,7 +193,7 @@ def _race(delete_url, write_url, name, provider):
     answers = {}
 
     def send(key, url, method, path, body=None):
-        with httpx.Client(base_url=url, headers=stress.HEADERS,
+        with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             barrier.wait()
             answers[key] = http.request(method, path, json=body).status_code
@@ -214,15 +219,15 @@ def test_galera_class_delete_and_inventory_write_are_ordered(galera, capsys):
     # use, 409); both succeeding would leave inventory of a deleted class.
     with _on_cluster(galera) as svc:
         delete_url, write_url = svc.urls[:2]
-        with httpx.Client(base_url=delete_url, headers=stress.HEADERS,
+        with httpx.Client(base_url=delete_url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             providers = []
             for index in range(RACE_ROUNDS):
                 rp = str(uuid.uuid4())
-                stress.expect_ok(http.post('/resource_providers', json={
+                stress_setup.expect_ok(http.post('/resource_providers', json={
                     'name': 'race-%d' % index, 'uuid': rp}))
                 providers.append(rp)
-                stress.expect_ok(http.put(
+                stress_setup.expect_ok(http.put(
                     '/resource_classes/CUSTOM_RACE_%d' % index))
         engine = sa.create_engine(_synced_url(svc.db_url))
         try:
@@ -302,12 +307,13 @@ def replica(request):
 
 
 def test_reads_go_to_the_replica(replica):
-    with stress.service(replica.backend, 1, server_url=replica.primary_url,
-                        replica_url=replica.url) as svc:
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(replica.backend, 1,
+                              server_url=replica.primary_url,
+                              replica_url=replica.url) as svc:
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             with replica.lagging():
-                data = stress.DataSet()
+                data = stress_setup.DataSet()
                 rp = data.provider(http, 'unseen')
                 # Written on the primary, not yet applied on the replica.
                 assert http.get('/resource_providers/%s' % rp
@@ -319,13 +325,13 @@ def test_reads_go_to_the_replica(replica):
 
 
 def test_lagging_replica_no_over_commit(replica, capsys):
-    with stress.service(replica.backend, WORKERS,
-                        server_url=replica.primary_url,
-                        replica_url=replica.url) as svc:
-        data = stress.Flat()
+    with stress_setup.service(replica.backend, WORKERS,
+                              server_url=replica.primary_url,
+                              replica_url=replica.url) as svc:
+        data = stress_setup.Flat()
         _build(svc.url, data)
-        load = stress.Load(svc.url, data, clients=16, ops=None,
-                           duration=60.0, operator=True).start()
+        load = stress_load.Load(svc.url, data, clients=16, ops=None,
+                                duration=60.0, operator=True).start()
         try:
             time.sleep(2)
             paused = time.monotonic()
@@ -336,7 +342,7 @@ def test_lagging_replica_no_over_commit(replica, capsys):
         finally:
             load.stop()
         load.wait()
-        check = stress.check_database(svc.db_url, load.ledger)
+        check = stress_check.check_database(svc.db_url, load.ledger)
     claims = [o for o in load.outcomes if o.op == 'claim']
     during = [o for o in claims if paused <= o.started < resumed]
     outside = [o for o in claims if not paused <= o.started < resumed]
@@ -346,7 +352,7 @@ def test_lagging_replica_no_over_commit(replica, capsys):
                           len(outcomes))
 
     with capsys.disabled():
-        print('\n' + stress.summary(
+        print('\n' + stress_check.summary(
             '%s replica lagging %.1fs/flat: claim 409 while lagging %s, '
             'otherwise %s, stale reads %d' % (
                 replica.backend, resumed - paused, rate(during),

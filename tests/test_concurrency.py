@@ -17,7 +17,9 @@ import pytest
 import sqlalchemy as sa
 
 import helpers
-import stress_support as stress
+import stress_check
+import stress_load
+import stress_setup
 from placement import tables
 
 # Isolation levels the service's connections are put in, per backend,
@@ -54,7 +56,7 @@ def _runs():
                          id='-'.join(filter(None, (backend, level,
                                                    dataset))))
             for backend, level, workers in runs
-            for dataset in stress.DATA_SETS]
+            for dataset in stress_setup.DATA_SETS]
 
 
 def _session_isolation(backend, url):
@@ -73,27 +75,28 @@ def _session_isolation(backend, url):
 def test_no_over_commit_under_concurrent_claims(backend, isolation, workers,
                                                 dataset, capsys):
     query = ISOLATION[backend][isolation] if isolation else None
-    with stress.service(backend, workers, query=query) as svc:
+    with stress_setup.service(backend, workers, query=query) as svc:
         if isolation:
             # The service's own connections are out of reach; one made
             # with the very same URL shows the setting takes effect.
             assert _session_isolation(backend, svc.db_url) == (
                 isolation.upper())
-        data = stress.DATA_SETS[dataset]()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+        data = stress_setup.DATA_SETS[dataset]()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             data.build(http)
-        load = stress.Load(svc.url, data, clients=20, ops=10,
-                           duration=30.0, operator=True).run()
-        check = stress.check_database(svc.db_url, load.ledger)
+        load = stress_load.Load(svc.url, data, clients=20, ops=10,
+                                duration=30.0, operator=True).run()
+        check = stress_check.check_database(svc.db_url, load.ledger)
     with capsys.disabled():
-        print('\n' + stress.summary(
+        print('\n' + stress_check.summary(
             '%s/%d workers/%s' % ('-'.join(filter(None, (backend,
                                                          isolation))),
                                   workers, dataset), load, check))
     # SQLite may refuse with 503 when its lock cannot be had in time;
     # the servers with row locks must never fail a request.
-    stress.assert_sound(load, check, svc.log, allow_503=backend == 'sqlite')
+    stress_check.assert_sound(load, check, svc.log,
+                              allow_503=backend == 'sqlite')
     figures = load.figures()
     assert figures['no_answer'] == 0
     # The load really contended: claims were both granted and refused.
@@ -112,7 +115,7 @@ def _race(url, requests):
 
     def send(request):
         method, path, body = request
-        with httpx.Client(base_url=url, headers=stress.HEADERS,
+        with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                           timeout=60) as http:
             barrier.wait()
             return http.request(method, path, json=body)
@@ -123,7 +126,7 @@ def _race(url, requests):
 
 def _claim_body(provider, vcpus, generation):
     return {'allocations': {provider: {'resources': {'VCPU': vcpus}}},
-            'project_id': stress.PROJECT, 'user_id': stress.USER,
+            'project_id': stress_setup.PROJECT, 'user_id': stress_setup.USER,
             'consumer_generation': generation, 'consumer_type': 'INSTANCE'}
 
 
@@ -133,14 +136,14 @@ def test_racing_writers_of_one_consumer(backend, workers):
     (null: "new", then the current one): exactly one wins each round, the
     others get 409 concurrent_update, and the database holds the winner's
     allocation."""
-    with stress.service(backend, workers) as svc:
-        data = stress.DataSet()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, workers) as svc:
+        data = stress_setup.DataSet()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             provider = data.provider(http, 'big', {
                 'VCPU': {'total': 100}})
         consumer = str(uuid.uuid4())
-        ledger = stress.Ledger()
+        ledger = stress_load.Ledger()
         generation = None
         for _round in range(4):
             responses = _race(svc.url, [
@@ -155,7 +158,7 @@ def test_racing_writers_of_one_consumer(backend, workers):
                        for r in responses if r.status_code == 409)
             winner = statuses.index(204) + 1
             ledger.certain(consumer, ((provider, 'VCPU', winner),))
-            check = stress.check_database(svc.db_url, ledger)
+            check = stress_check.check_database(svc.db_url, ledger)
             assert check.ok, (check.over_committed, check.wrong)
             generation = 1 if generation is None else generation + 1
 
@@ -165,10 +168,10 @@ def test_provider_delete_racing_claims(backend, workers):
     """A provider with room for one claim is deleted while five clients
     claim it: either the delete wins and nothing is allocated, or it is
     refused as in use and exactly one claim holds the provider."""
-    with stress.service(backend, workers) as svc:
-        data = stress.DataSet()
-        ledger = stress.Ledger()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, workers) as svc:
+        data = stress_setup.DataSet()
+        ledger = stress_load.Ledger()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             for index in range(6):
                 provider = data.provider(http, 'victim%d' % index, {
@@ -191,10 +194,10 @@ def test_provider_delete_racing_claims(backend, workers):
                     assert sorted(claims) == [204] + [409] * 4, claims
                 for consumer, status in zip(consumers, claims):
                     ledger.certain(consumer, ((provider, 'VCPU', 1),)
-                                   if status == 204 else stress.EMPTY)
-                assert all(stress.clear_error(r) for r in responses
+                                   if status == 204 else stress_load.EMPTY)
+                assert all(stress_setup.clear_error(r) for r in responses
                            if r.status_code >= 400)
-        check = stress.check_database(svc.db_url, ledger)
+        check = stress_check.check_database(svc.db_url, ledger)
         assert check.ok, (check.over_committed, check.wrong)
 
 
@@ -300,7 +303,7 @@ def holding(db_url):
 
 def _send(pool, url, method, path, body=None):
     def call():
-        with httpx.Client(base_url=url, headers=stress.HEADERS,
+        with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                           timeout=60) as http:
             return http.request(method, path, json=body)
     return pool.submit(call)
@@ -330,11 +333,11 @@ def test_class_delete_racing_its_first_inventory(backend, workers):
     looked the class up (its insert waits on an uncommitted row of the
     same key), the delete is sent, then the PUT goes on.  One of the two
     must lose: never a deleted class with inventory pointing at it."""
-    with stress.service(backend, workers) as svc:
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, workers) as svc:
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
-            stress.expect_ok(http.put('/resource_classes/CUSTOM_RACE'))
-            provider = stress.DataSet().provider(http, 'racer')
+            stress_setup.expect_ok(http.put('/resource_classes/CUSTOM_RACE'))
+            provider = stress_setup.DataSet().provider(http, 'racer')
         with holding(svc.db_url) as holder, \
                 concurrent.futures.ThreadPoolExecutor(2) as pool:
             rc, rp = tables.resource_classes, tables.resource_providers
@@ -385,9 +388,9 @@ def test_reparent_racing_a_child_of_a_descendant(backend, workers):
     uncommitted provider of the same name), the move is sent, then the
     create goes on.  Both succeed, and the new child ends in the tree A
     moved to."""
-    with stress.service(backend, workers) as svc:
-        data = stress.DataSet()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, workers) as svc:
+        data = stress_setup.DataSet()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             root = data.provider(http, 'root')
             moved = data.provider(http, 'moved', parent=root)
@@ -411,9 +414,9 @@ def test_reparent_racing_a_child_of_a_descendant(backend, workers):
         assert (create.status_code, move.status_code) == (200, 200), (
             create.text, move.text)
         assert _inconsistent_roots(svc.db_url) == []
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
-            child = stress.expect_ok(http.get(
+            child = stress_setup.expect_ok(http.get(
                 '/resource_providers/%s' % create.json()['uuid'])).json()
         assert child['root_provider_uuid'] == target
 
@@ -430,8 +433,8 @@ def _read_failures():
 
 def _read_retries(url):
     """{reason: count} of read retries, from GET /metrics."""
-    text = stress.expect_ok(httpx.get(url + '/metrics',
-                                      headers=stress.HEADERS)).text
+    text = stress_setup.expect_ok(httpx.get(
+        url + '/metrics', headers=stress_setup.HEADERS)).text
     return {sample.labels['reason']: sample.value
             for family in prom_parser.text_string_to_metric_families(text)
             if family.name == 'placement_read_retries'
@@ -452,10 +455,10 @@ def test_read_meeting_a_failure_is_run_again(backend, failure):
              if failure == 'lock timeout' else None)
     reason = ('connection_lost' if failure == 'connection lost'
               else 'deadlock')
-    with stress.service(backend, 1, query=query) as svc:
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, 1, query=query) as svc:
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
-            provider = stress.DataSet().provider(
+            provider = stress_setup.DataSet().provider(
                 http, 'read', {'VCPU': {'total': 8}})
         with holding(svc.db_url) as holder, \
                 concurrent.futures.ThreadPoolExecutor(1) as pool:

@@ -23,7 +23,9 @@ import pytest
 
 import helpers
 import db_servers
-import stress_support as stress
+import stress_check
+import stress_load
+import stress_setup
 
 # How long after the database is back the service must answer 200 again.
 RECOVERY_SECONDS = 10
@@ -59,17 +61,17 @@ def _wait_for_workers(server, count, timeout=20):
 
 
 def test_database_restart_mid_load(private_db, capsys):
-    with stress.service(private_db.backend, 4,
-                        server_url=private_db.url) as svc:
-        data = stress.Flat()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(private_db.backend, 4,
+                              server_url=private_db.url) as svc:
+        data = stress_setup.Flat()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             data.build(http)
         workers = _wait_for_workers(svc.server, 4)
-        probe = stress.Probe(svc.url)
+        probe = stress_load.Probe(svc.url)
         probe.start()
-        load = stress.Load(svc.url, data, clients=20, ops=None,
-                           duration=45.0).start()
+        load = stress_load.Load(svc.url, data, clients=20, ops=None,
+                                duration=45.0).start()
         try:
             time.sleep(3)
             down = time.monotonic()
@@ -85,11 +87,11 @@ def test_database_restart_mid_load(private_db, capsys):
             load.stop()
             probe.stop()
         load.wait()
-        check = stress.check_database(svc.db_url, load.ledger)
+        check = stress_check.check_database(svc.db_url, load.ledger)
         same_workers = _workers(svc.server) == workers
         server_alive = svc.server.process.poll() is None
     with capsys.disabled():
-        print('\n' + stress.summary(
+        print('\n' + stress_check.summary(
             '%s restart/4 workers/flat outage=%.1fs recovered_after=%s' % (
                 private_db.backend, up - down,
                 '%.1fs' % (back - up) if back else 'never'), load, check))
@@ -116,7 +118,7 @@ def test_database_restart_mid_load(private_db, capsys):
     strays = [o for o in every if o.status is not None and o.status >= 500
               and (o.status != 503 or o.ended < down or o.started > back)]
     assert not strays, (strays[:5], svc.log[-3000:])
-    stress.assert_sound(load, check, svc.log, allow_503=True)
+    stress_check.assert_sound(load, check, svc.log, allow_503=True)
 
 
 @pytest.mark.parametrize('backend', helpers.BACKENDS)
@@ -124,14 +126,14 @@ def test_worker_killed_mid_load(backend, capsys):
     workers = 2 if backend == 'sqlite' else 4
     kills = 2
     killed_at = []
-    with stress.service(backend, workers) as svc:
-        data = stress.Sharing()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(backend, workers) as svc:
+        data = stress_setup.Sharing()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             data.build(http)
         _wait_for_workers(svc.server, workers)
-        load = stress.Load(svc.url, data, clients=20, ops=None,
-                           duration=40.0).start()
+        load = stress_load.Load(svc.url, data, clients=20, ops=None,
+                                duration=40.0).start()
         try:
             for _kill in range(kills):
                 time.sleep(2)
@@ -143,14 +145,14 @@ def test_worker_killed_mid_load(backend, capsys):
         finally:
             load.stop()
         load.wait()
-        check = stress.check_database(svc.db_url, load.ledger)
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+        check = stress_check.check_database(svc.db_url, load.ledger)
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             after = http.get('/resource_providers').status_code
     with capsys.disabled():
-        print('\n' + stress.summary('%s/%d workers/sharing, %d workers '
-                                    'killed' % (backend, workers, kills),
-                                    load, check))
+        print('\n' + stress_check.summary(
+            '%s/%d workers/sharing, %d workers '
+            'killed' % (backend, workers, kills), load, check))
     assert after == 200
     # A threaded worker holds the requests of every connection it accepted
     # (running, queued or still arriving): a kill may drop those, and
@@ -160,4 +162,5 @@ def test_worker_killed_mid_load(backend, capsys):
     assert all(any(o.started - 1 <= kill <= o.ended + 1
                    for kill in killed_at) for o in dropped), (
         killed_at, dropped)
-    stress.assert_sound(load, check, svc.log, allow_503=backend == 'sqlite')
+    stress_check.assert_sound(load, check, svc.log,
+                              allow_503=backend == 'sqlite')

@@ -5,7 +5,7 @@ import uuid
 import httpx
 import pytest
 
-import stress_support as stress
+import stress_setup
 from helpers import allocate, new_provider, version
 
 MAX_INT = 2147483647
@@ -280,8 +280,8 @@ def test_non_admin_is_forbidden(client):
 
 def test_concurrent_puts_at_one_generation(database):
     """Of many writers naming the same generation exactly one wins."""
-    with stress.service(database.backend, workers=3) as svc, \
-            httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc, \
+            httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                          timeout=30) as http:
         rp_uuid = new_provider(http)
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
@@ -298,8 +298,8 @@ def test_concurrent_puts_at_one_generation(database):
 
 
 def test_concurrent_posts_each_bump_once(database):
-    with stress.service(database.backend, workers=3) as svc, \
-            httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc, \
+            httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                          timeout=30) as http:
         rp_uuid = new_provider(http)
         classes = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'IPV4_ADDRESS',

@@ -8,7 +8,7 @@ import os_resource_classes
 import pytest
 import sqlalchemy as sa
 
-import stress_support as stress
+import stress_setup
 from placement import tables
 from helpers import version
 
@@ -224,8 +224,8 @@ def test_first_inventory_of_a_class_leaves_its_row_as_it_was(
 
 def test_concurrent_creates_get_distinct_ids(database):
     names = [custom('RACE') for _ in range(12)]
-    with stress.service(database.backend, workers=3) as svc:
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc:
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             with concurrent.futures.ThreadPoolExecutor(12) as pool:
                 statuses = list(pool.map(

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 import webob
 
 from helpers import allocate, version
-import stress_support as stress
+import stress_setup
 from placement import environ_keys
 from placement import microversions
 from placement import tables
@@ -426,8 +426,8 @@ def test_non_admin_is_forbidden(client):
 
 def test_concurrent_creates_of_one_name(database):
     name = 'race-' + str(uuid.uuid4())
-    with stress.service(database.backend, workers=3) as svc, \
-            httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc, \
+            httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                          timeout=30) as http:
         with concurrent.futures.ThreadPoolExecutor(10) as pool:
             responses = list(pool.map(
@@ -443,8 +443,8 @@ def test_concurrent_creates_of_one_name(database):
 
 def test_concurrent_child_create_and_parent_delete(database):
     """A parent is either deleted or gains the child, never both."""
-    with stress.service(database.backend, workers=3) as svc, \
-            httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc, \
+            httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                          timeout=30) as http:
         for _ in range(5):
             parent = create(http)

@@ -6,7 +6,7 @@ import httpx
 import os_traits
 import pytest
 
-import stress_support as stress
+import stress_setup
 from helpers import new_provider, version
 
 
@@ -221,8 +221,8 @@ def test_associated_filter(client):
 
 def test_concurrent_creates_of_one_trait(database):
     name = custom('RACE')
-    with stress.service(database.backend, workers=3) as svc, \
-            httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+    with stress_setup.service(database.backend, workers=3) as svc, \
+            httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                          timeout=30) as http:
         with concurrent.futures.ThreadPoolExecutor(12) as pool:
             statuses = sorted(pool.map(

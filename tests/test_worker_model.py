@@ -23,7 +23,9 @@ from placement.cmd import api
 from placement import gc_pause
 
 import helpers
-import stress_support as stress
+import stress_check
+import stress_load
+import stress_setup
 
 REQUEST_TIMEOUT = 3
 # More stalled connections than the worker has threads.
@@ -280,7 +282,7 @@ def test_killed_worker_loses_at_most_its_connections(tmp_path):
         database.drop()
 
 
-# The scheduler-like load of stress_support (candidates, claims, moves,
+# The scheduler-like load of stress_load (candidates, claims, moves,
 # reads, releases, and an operator rewriting an inventory) while the
 # server is signalled.
 LOAD_CLIENTS = 8
@@ -320,16 +322,17 @@ def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
     _write_policy(denying, [('placement:resource_classes:list', '!')])
     first = denying if stop == 'server SIGHUP, broken policy' else allowing
     workers = 2
-    with stress.service(backend, workers,
-                        extra_config=_policy_config(first)) as svc:
+    with stress_setup.service(backend, workers,
+                              extra_config=_policy_config(first)) as svc:
         server = svc.server
-        data = stress.Flat()
-        with httpx.Client(base_url=svc.url, headers=stress.HEADERS,
+        data = stress_setup.Flat()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             data.build(http)
         before = _booted_workers(server, workers)
-        load = stress.Load(svc.url, data, clients=LOAD_CLIENTS, ops=None,
-                           duration=LOAD_SECONDS, operator=True).start()
+        load = stress_load.Load(svc.url, data, clients=LOAD_CLIENTS,
+                                ops=None, duration=LOAD_SECONDS,
+                                operator=True).start()
         time.sleep(SIGNAL_AFTER)
         signalled = time.monotonic()
         if stop == 'server SIGTERM':
@@ -346,14 +349,15 @@ def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
             os.kill(server.process.pid, signal.SIGHUP)
         load.wait()
         outcomes = load.outcomes
-        check = stress.check_database(svc.db_url, load.ledger)
+        check = stress_check.check_database(svc.db_url, load.ledger)
         after_signal = [o for o in outcomes if o.started > signalled]
         if stop != 'server SIGTERM':
             _assert_new_workers(server, before)
             _assert_policy(svc.url, server, stop)
     failed = [o for o in outcomes if o.status is None and not _refused(o)]
     assert not failed, (failed[:5], svc.log[-3000:])
-    stress.assert_sound(load, check, svc.log, allow_503=backend == 'sqlite')
+    stress_check.assert_sound(load, check, svc.log,
+                              allow_503=backend == 'sqlite')
     if stop == 'server SIGTERM':
         # Every request in flight was answered, then the server left.
         assert stopped_in < api.GRACEFUL_TIMEOUT, stopped_in
