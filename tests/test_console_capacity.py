@@ -1,9 +1,8 @@
 """The console's Capacity page in Debian's headless chromium
 (tests/browser_support.py): its figures are POST /capacity's for the
-same shapes.  SQLite only, as tests/test_console.py: the page is a
-client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
+same shapes.  SQLite only, as the other tests/test_console_*.py: the
+page is a client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
 screenshot."""
-import os
 import shutil
 import tempfile
 import urllib.parse
@@ -13,9 +12,9 @@ import pytest
 
 from browser_support import (By, assert_clean_log, chromium, open_page,
                              wait_state)
+import console_support
 import helpers
 
-SCREENSHOTS = os.environ.get('PLACEMENT_CONSOLE_SCREENSHOTS')
 MARKUP_NAME = '<b id="injected">host</b>'
 
 
@@ -89,8 +88,7 @@ def test_figures_are_post_capacity_s(browser, server, shapes):
                       timeout=30) as client:
         client.headers['x-auth-token'] = 'admin'
         answer = client.post('/capacity', json={'shapes': shapes}).json()
-    if SCREENSHOTS:
-        browser.save_screenshot(os.path.join(SCREENSHOTS, 'capacity.png'))
+    console_support.screenshot(browser, 'capacity')
 
     for name, shape in answer['shapes'].items():
         row = main.find_element(By.CSS_SELECTOR,
