@@ -6,8 +6,9 @@ replica are private servers built for this module on loopback ports
 and fail under CI.
 
 * Each Galera node serves its own API process, and the claim load of
-  ``test_concurrency`` is spread over the three: the claims race through
-  different nodes, so nothing but certification at commit orders them.
+  ``test_concurrency_claims`` is spread over the three: the claims race
+  through different nodes, so nothing but certification at commit orders
+  them.
 * One node is SIGKILLed mid-load: its API process answers 503 until the
   node rejoins, the other two keep serving.
 * Candidates come from a replica whose replay is paused mid-load while the

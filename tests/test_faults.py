@@ -1,4 +1,5 @@
-"""The claim load of test_concurrency while things break underneath it.
+"""The claim load of test_concurrency_claims while things break
+underneath it.
 
 * The database restarts once mid-load.  This needs a database server the
   test may stop, so it starts a private MariaDB and a private PostgreSQL in
