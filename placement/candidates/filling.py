@@ -72,8 +72,8 @@ def _fill_tree(tree, kinds, free, filled):
     own, candidates = kinds(tree)
     # A tree of one provider no sharing provider serves is full after one
     # run: its candidates all take the same.
-    alone = len(own) == 1 and not any(tree.root in by_root
-                                      for by_root in kinds.serving)
+    one_run = len(own) == 1 and not any(tree.root in by_root
+                                        for by_root in kinds.serving)
     for candidate in candidates:
         rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
             (own[-1 - at] if at < 0 else at, rc, amount)
@@ -81,7 +81,7 @@ def _fill_tree(tree, kinds, free, filled):
         if any(room < amount for room, _, _, amount in rooms):
             continue
         _run(tree.root, rooms, filled, free)
-        if alone:
+        if one_run:
             return
 
 
@@ -102,7 +102,7 @@ class _Kinds:
         self.serving = [by_root for by_root in request.sharing.serving
                         if by_root]
         self.found = {}
-        self.lone = {}
+        self.found_alone = {}
         self.most = {}
         for group in request.groups:
             for rc, amount in group.amounts.items():
@@ -149,9 +149,9 @@ class _Kinds:
         """The candidates of a tree of one provider ``rp`` read for the
         one group (class mask ``fit``, trait mask ``traits``) that no
         sharing provider serves."""
-        found = self.lone.get((fit, traits))
+        found = self.found_alone.get((fit, traits))
         if found is None:
-            found = self.lone[fit, traits] = self(candidate_search.Tree(
+            found = self.found_alone[fit, traits] = self(candidate_search.Tree(
                 root, [{rp: fit}], {}, {rp: traits} if traits else {}))[1]
         return found
 
@@ -191,5 +191,5 @@ def _run(root, rooms, filled, free=None):
         if free is not None:
             free[rp, rc] -= count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
-    filled.short[root] = frozenset(rc for times_, _, rc, _ in times
-                                   if times_ == count)
+    filled.short[root] = frozenset(rc for fitting, _, rc, _ in times
+                                   if fitting == count)

@@ -83,8 +83,8 @@ def apply(conn, writes, provider_ids, bulk=False):
     ``provider_ids`` maps (at least) every provider the writes name to
     its id; a name missing from it is a provider that does not exist.
     """
-    for write_ in writes:
-        for uuid in write_.allocations:
+    for consumer_write in writes:
+        for uuid in consumer_write.allocations:
             if uuid not in provider_ids:
                 raise errors.BadRequest(
                     "Allocation for resource provider '%s' that does not "
@@ -101,9 +101,9 @@ def apply(conn, writes, provider_ids, bulk=False):
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
-    rows = [(provider_ids[uuid], class_ids[name], amount, write_.uuid)
-            for write_ in writes
-            for uuid, resources in write_.allocations.items()
+    rows = [(provider_ids[uuid], class_ids[name], amount, consumer_write.uuid)
+            for consumer_write in writes
+            for uuid, resources in consumer_write.allocations.items()
             for name, amount in resources.items()]
     _check_capacity(conn, rows, {v: k for k, v in provider_ids.items()},
                     {v: k for k, v in class_ids.items()})
@@ -151,11 +151,12 @@ def _update_consumers(conn, writes):
     are inserted in one statement and like updates share one.
     """
     locked = consumer_obj.lock(conn, [w.uuid for w in writes])
-    for write_ in writes:
-        row = locked.get(write_.uuid)
+    for consumer_write in writes:
+        row = locked.get(consumer_write.uuid)
         current = row.generation if row is not None else None
-        if write_.generation is not UNCHECKED and write_.generation != current:
-            raise _generation_conflict(current, write_.generation)
+        generation = consumer_write.generation
+        if generation is not UNCHECKED and generation != current:
+            raise _generation_conflict(current, generation)
     # Every project, user and type named gets its row, even for a consumer
     # that is being removed: upstream creates them before anything else.
     projects = consumer_obj.ensure_projects(conn,
@@ -168,15 +169,15 @@ def _update_consumers(conn, writes):
     # allocations are gone.
     kept = [w for w in writes if w.allocations]
     new, changed = [], []
-    for write_ in kept:
-        values = {'project_id': projects[write_.project_id],
-                  'user_id': users[write_.user_id]}
-        row = locked.get(write_.uuid)
-        if write_.consumer_type is not None:
-            values['consumer_type_id'] = types[write_.consumer_type]
+    for consumer_write in kept:
+        values = {'project_id': projects[consumer_write.project_id],
+                  'user_id': users[consumer_write.user_id]}
+        row = locked.get(consumer_write.uuid)
+        if consumer_write.consumer_type is not None:
+            values['consumer_type_id'] = types[consumer_write.consumer_type]
         if row is None:
-            new.append(dict({'consumer_type_id': None}, uuid=write_.uuid,
-                            **values))
+            new.append(dict({'consumer_type_id': None},
+                            uuid=consumer_write.uuid, **values))
         else:
             changed.append((row, values))
     consumer_obj.create(conn, new)
@@ -188,14 +189,14 @@ def _class_ids(conn, writes, bulk):
     names = {name for w in writes for res in w.allocations.values()
              for name in res}
     ids = base.resource_class_ids(conn, names)
-    for write_ in writes:
-        for resources in write_.allocations.values():
+    for consumer_write in writes:
+        for resources in consumer_write.allocations.values():
             for name in resources:
                 if name not in ids:
                     raise errors.BadRequest(
                         ('Unable to allocate inventory %s' if bulk else
                          'Unable to allocate inventory for consumer %s: %%s'
-                         % write_.uuid)
+                         % consumer_write.uuid)
                         % ('No such resource class %s.' % name))
     return ids
 
