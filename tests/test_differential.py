@@ -29,7 +29,7 @@ def _need_upstream():
     if differential.upstream_installed():
         return
     reason = ('upstream placement is not installed in %s (.ci/run installs '
-              'it)' % differential.UPSTREAM_VENV)
+              'it)' % differential.differential_servers.UPSTREAM_VENV)
     if os.environ.get('CI') == 'true':
         pytest.fail(reason)
     pytest.skip(reason)

@@ -39,14 +39,14 @@ from differential_compare import (ACCEPTED, accepted_reason, answer,
                                   differences, short, upstream_failure)
 from differential_reads import (candidate_queries, every_route, negotiation,
                                 null_timestamps, provider_queries)
-from differential_servers import UPSTREAM_VENV, servers, upstream_installed
+from differential_servers import servers, upstream_installed
 from differential_writes import (aggregate_writes, inventory_writes,
                                  provider_writes, trait_and_class_writes,
                                  world)
 
 # The command, and what tests/test_differential.py uses.
-__all__ = ['ACCEPTED', 'UPSTREAM_VENV', 'main', 'run', 'steps',
-           'upstream_failure', 'upstream_installed']
+__all__ = ['ACCEPTED', 'main', 'run', 'steps', 'upstream_failure',
+           'upstream_installed']
 
 
 def steps():
@@ -94,7 +94,8 @@ def run(step_list, port=19100, db_url_template=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--upstream-venv', default=UPSTREAM_VENV)
+    parser.add_argument('--upstream-venv',
+                        default=differential_servers.UPSTREAM_VENV)
     parser.add_argument('--port', type=int, default=19100,
                         help='ours on PORT, upstream on PORT+1')
     parser.add_argument('--db-url', help='a server URL that may create '
