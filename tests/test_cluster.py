@@ -182,30 +182,40 @@ def test_galera_node_killed_mid_load(galera, capsys):
     stress_check.assert_sound(load, check, svc.log, allow_503=True)
 
 
-# Rounds of the class delete / inventory write race.
+# Rounds of the class delete / inventory write race, and how far apart
+# their starts are swept: from the delete leading by RACE_SPREAD seconds
+# to the write leading by as much.  Started at the same instant the delete
+# won up to 19 rounds in 20 (the write has more to do), so every round
+# could go its way; the orders cross a few milliseconds from zero, where
+# the outcomes still mix.
 RACE_ROUNDS = 40
+RACE_SPREAD = 0.02
 
 
-def _race(delete_url, write_url, name, provider):
+def _race(delete_url, write_url, name, provider, write_lead):
     """DELETE class ``name`` through one API process while another gives
-    ``provider`` its first inventory of it: (delete status, write
-    status)."""
+    ``provider`` its first inventory of it, the write starting
+    ``write_lead`` seconds before the delete (after it when negative):
+    (delete status, write status)."""
     barrier = threading.Barrier(2)
     answers = {}
 
-    def send(key, url, method, path, body=None):
+    def send(key, url, method, path, body=None, delay=0.0):
         with httpx.Client(base_url=url, headers=stress_setup.HEADERS,
                           timeout=30) as http:
             barrier.wait()
+            time.sleep(delay)
             answers[key] = http.request(method, path, json=body).status_code
     threads = [
         threading.Thread(target=send, args=(
-            'delete', delete_url, 'DELETE', '/resource_classes/' + name)),
+            'delete', delete_url, 'DELETE', '/resource_classes/' + name),
+            kwargs={'delay': max(write_lead, 0.0)}),
         threading.Thread(target=send, args=(
             'write', write_url, 'PUT',
             '/resource_providers/%s/inventories' % provider,
             {'resource_provider_generation': 0,
-             'inventories': {name: {'total': 1}}}))]
+             'inventories': {name: {'total': 1}}}),
+            kwargs={'delay': max(-write_lead, 0.0)})]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -213,9 +223,14 @@ def _race(delete_url, write_url, name, provider):
     return answers['delete'], answers['write']
 
 
+def _write_lead(index):
+    """Round ``index``'s start offset, from -RACE_SPREAD to RACE_SPREAD."""
+    return RACE_SPREAD * (2 * index / (RACE_ROUNDS - 1) - 1)
+
+
 def test_galera_class_delete_and_inventory_write_are_ordered(galera, capsys):
     # The delete goes through one node, the first inventory of the class
-    # through another, at the same moment.  Either the delete wins (the
+    # through another, at nearly the same moment.  Either the delete wins (the
     # write finds no such class, 400) or the write does (the class is in
     # use, 409); both succeeding would leave inventory of a deleted class.
     with _on_cluster(galera) as svc:
@@ -237,7 +252,8 @@ def test_galera_class_delete_and_inventory_write_are_ordered(galera, capsys):
                 conn.execute(sa.text('SELECT COUNT(*) FROM resource_classes'))
             before = galera.counters()
             outcomes = [_race(delete_url, write_url, 'CUSTOM_RACE_%d' % index,
-                              rp) for index, rp in enumerate(providers)]
+                              rp, _write_lead(index))
+                        for index, rp in enumerate(providers)]
             conflicts = _certification(galera, before)
             with engine.connect() as conn:
                 orphans = conn.execute(sa.text(
