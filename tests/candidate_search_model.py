@@ -1,90 +1,14 @@
-"""The candidate combiner (placement/candidate_search.py) in-process, on
-hand-built trees and on random small worlds.
-
-The property test keeps a tiny model of providers (trees, inventories,
-traits, aggregates, sharing providers) and of requests (granular groups
-with required, forbidden and any-of traits, member_of with forbidden
-aggregates, in_tree, same_subtree, root_required, group_policy, old
-microversions).  It turns the model into the values the reader would
-pass - the filters SQL applies are modelled here - and checks the
-combiner's answer against a brute-force enumerator that works from the
-model directly: same candidates in the same order (depth-first, with a
-limit, and breadth-first).
-"""
+"""The model test_candidate_search_property.py checks the combiner against:
+a small world of providers, the values the reader would hand the combiner
+for a request on it (the filters SQL applies are modelled here), and a
+brute-force enumerator of its candidates that works from the model alone."""
 import itertools
-import time
-
-import hypothesis
-from hypothesis import strategies as st
 
 from placement import candidate_search as cs
-
-VF = 7
-
-
-# -- hand-built trees ---------------------------------------------------------
-
-def wide(vfs, groups, isolate=False):
-    """A compute node (1) with ``vfs`` single-unit VF children and a
-    request for ``groups`` VFs in groups of their own."""
-    spec = [cs.Group(str(g), {VF: 1}) for g in range(1, groups + 1)]
-    members = [{rp: 1 for rp in range(2, vfs + 2)}] * groups
-    limits = {(rp, VF): 1 for rp in range(2, vfs + 2)}
-    request = cs.Request(spec, isolate=isolate)
-    return request, cs.Tree(1, members, limits, {})
-
-
-def test_identical_groups_give_every_assignment_once():
-    request, tree = wide(4, 3)
-    found = list(cs.candidates(request, [tree]))
-    # 4 * 3 * 2 ways; each maps the groups differently.
-    assert len(found) == 24
-    assert len({tuple(sorted(m.items())) for _, m in found}) == 24
-    # Product order: group 1 on the first VF, group 2 on the next free.
-    assert found[0][1] == {'1': (2,), '2': (3,), '3': (4,)}
-    assert found[1][1] == {'1': (2,), '2': (3,), '3': (5,)}
-
-
-def test_more_groups_than_providers_is_answered_at_once():
-    # 29! orderings of 29 VFs would never finish; the matching check
-    # at the root sees that 30 groups cannot fit.
-    for isolate in (False, True):
-        request, tree = wide(29, 30, isolate)
-        started = time.process_time()
-        assert list(cs.candidates(request, [tree])) == []
-        assert time.process_time() - started < 1
-
-
-def test_a_provider_only_one_group_can_use_is_kept_for_it():
-    # Groups 1-8 can use VFs 2-10, group 9 only VF 10: every branch that
-    # gives VF 10 to an earlier group is dropped at once, not after 8!
-    # orderings of the others.
-    request, tree = wide(9, 9)
-    members = list(tree.members)
-    members[8] = {10: 1}
-    tree = tree._replace(members=members)
-    started = time.process_time()
-    found = list(itertools.islice(cs.candidates(request, [tree]), 10))
-    assert len(found) == 10
-    assert all(m['9'] == (10,) for _, m in found)
-    assert time.process_time() - started < 1
-    request, tree = wide(9, 10)
-    assert list(cs.candidates(request, [tree])) == []
-
-
-def test_first_candidate_of_a_wide_tree_comes_fast():
-    request, tree = wide(64, 32)
-    started = time.process_time()
-    first = next(cs.candidates(request, [tree]))
-    assert time.process_time() - started < 0.2
-    assert first[1] == {str(g): (g + 1,) for g in range(1, 33)}
 
 
 # -- the model ----------------------------------------------------------------
 
-RCS = (1, 2)
-TRAITS = ('A', 'B', 'C')
-AGGS = ('x', 'y')
 SHARES = 'SHARES'
 
 
@@ -332,94 +256,3 @@ def canonical(candidate):
     return (tuple(sorted((rp, tuple(sorted(amounts.items())))
                          for rp, amounts in allocations.items())),
             tuple(sorted(mappings.items())))
-
-
-# -- the property test -------------------------------------------------------
-
-def rarely(strategy, empty):
-    """``strategy`` one time in four, else ``empty``: filters that are
-    always on would leave most examples without candidates."""
-    return st.one_of(st.just(empty), st.just(empty), st.just(empty),
-                     strategy)
-
-
-inventory_st = st.fixed_dictionaries({
-    'room': st.integers(0, 6), 'min': st.sampled_from([1, 1, 1, 2]),
-    'max': st.integers(2, 6), 'step': st.sampled_from([1, 1, 1, 2])})
-provider_st = st.fixed_dictionaries({
-    'parent': st.one_of(st.none(), st.integers(0, 6)),
-    'inv': st.dictionaries(st.sampled_from(RCS), inventory_st, min_size=1,
-                           max_size=2),
-    'traits': st.sets(st.sampled_from(TRAITS)),
-    'aggs': st.sets(st.sampled_from(AGGS)),
-    'sharing': rarely(st.just(True), False),
-})
-group_st = st.fixed_dictionaries({
-    'amounts': st.dictionaries(st.sampled_from(RCS), st.integers(1, 2),
-                               max_size=2),
-    'required': rarely(st.lists(st.sets(st.sampled_from(TRAITS), min_size=1,
-                                        max_size=2).map(frozenset),
-                                min_size=1, max_size=2), []),
-    'forbidden': rarely(st.sets(st.sampled_from(TRAITS), min_size=1,
-                                max_size=1), set()),
-    'member_of': rarely(st.lists(st.sets(st.sampled_from(AGGS), min_size=1)
-                                 .map(frozenset), min_size=1, max_size=1),
-                        []),
-    'not_member_of': rarely(st.sets(st.sampled_from(AGGS), min_size=1,
-                                    max_size=1), set()),
-    'in_tree': rarely(st.integers(1, 8), None),
-})
-
-
-@st.composite
-def cases(draw):
-    world = World(draw(st.lists(provider_st, min_size=1, max_size=8)))
-    specs = draw(st.lists(group_st, min_size=1, max_size=3))
-    unsuffixed = draw(st.booleans())
-    groups = []
-    for index, spec in enumerate(specs):
-        spread = unsuffixed and index == 0
-        if spread and not spec['amounts']:
-            spec = dict(spec, amounts={RCS[0]: 1})
-        groups.append(dict(spec, suffix='' if spread else str(index + 1),
-                           spread=spread))
-    if not any(g['amounts'] for g in groups):
-        groups[-1]['amounts'] = {RCS[0]: 1}
-    suffixes = [g['suffix'] for g in groups if not g['spread']]
-    same_subtree = []
-    if len(suffixes) > 1 and draw(st.booleans()):
-        same_subtree.append(tuple(draw(st.permutations(suffixes))[:2]))
-    # A group without resources needs a same_subtree naming it.
-    for group in groups:
-        if not group['amounts'] and not any(
-                group['suffix'] in s for s in same_subtree):
-            group['amounts'] = {RCS[1]: 1}
-    return (world, groups,
-            draw(rarely(st.sets(st.sampled_from(TRAITS), min_size=1,
-                                max_size=1), set())),
-            draw(st.booleans()), same_subtree, draw(st.booleans()),
-            draw(st.one_of(st.none(), st.integers(1, 5))))
-
-
-@hypothesis.settings(max_examples=1500, deadline=None, derandomize=True)
-@hypothesis.given(cases())
-def test_combiner_matches_brute_force(case):
-    world, groups, root_required, isolate, same_subtree, old, limit = case
-    args = (world, groups, root_required, isolate, same_subtree, old)
-    request, trees = reader_values(*args)
-    expected = brute_force(*args)
-    sharers = world.sharing()
-    flat = list(once((c for found in expected for c in found), sharers))
-    hypothesis.event('candidates: %s' % min(len(flat), 10))
-
-    got = list(cs.candidates(request, trees))
-    # Every candidate fits and none is missed, in product order.
-    assert [canonical(c) for c in got] == [canonical(c) for c in flat]
-    got = list(itertools.islice(cs.candidates(request, trees), limit))
-    assert [canonical(c) for c in got] == [canonical(c)
-                                           for c in flat[:limit]]
-    # Breadth-first: one candidate of each tree in turn.
-    got = list(cs.candidates(request, trees, breadth_first=True))
-    turns = itertools.zip_longest(*expected)
-    assert [canonical(c) for c in got] == [canonical(c) for c in once(
-        (c for turn in turns for c in turn if c is not None), sharers)]
