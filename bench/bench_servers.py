@@ -46,10 +46,13 @@ def group_cpu_times(pgid):
 
 
 class Database:
-    """A fresh database per server run: an SQLite file, or a MariaDB /
-    PostgreSQL database created and dropped with the CLI clients."""
+    """A fresh database for one run: an SQLite file, or a MariaDB /
+    PostgreSQL database created and dropped with the CLI clients.
 
-    def __init__(self, url_template, workdir, tag):
+    ``charset``: the connection character set a MariaDB URL is given
+    (replacing the template's)."""
+
+    def __init__(self, url_template, workdir, tag, charset=None):
         if not url_template:
             self.url = 'sqlite:///' + os.path.join(workdir, 'placement.sqlite')
             self.parts = None
@@ -57,6 +60,10 @@ class Database:
         parts = urllib.parse.urlsplit(url_template)
         name = parts.path.lstrip('/') or 'placement_bench'
         name = re.sub(r'\W', '_', '%s_%s' % (name, tag))
+        if charset and parts.scheme.startswith('mysql'):
+            query = dict(urllib.parse.parse_qsl(parts.query),
+                         charset=charset)
+            parts = parts._replace(query=urllib.parse.urlencode(query))
         self.parts = parts
         self.name = name
         self.url = urllib.parse.urlunsplit(parts._replace(path='/' + name))

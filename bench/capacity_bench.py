@@ -47,6 +47,8 @@ from placement import conf as placement_conf
 from placement import deploy
 from placement import tables
 
+import bench_servers
+
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
            'openstack-api-version': 'placement 1.39'}
@@ -174,30 +176,6 @@ class Seeder:
         return [uuids[az] for az in azs]
 
 
-def database(url, workdir):
-    """(service URL, drop function): SQLite in ``workdir`` by default, or
-    a fresh database on the server of ``url``."""
-    if url is None:
-        return ('sqlite:///' + os.path.join(workdir, 'placement.sqlite'),
-                lambda: None)
-    server = sa.engine.make_url(url)
-    name = 'capacity_bench_' + uuid.uuid4().hex[:8]
-    admin = sa.create_engine(server, isolation_level='AUTOCOMMIT')
-    with admin.connect() as conn:
-        conn.exec_driver_sql('CREATE DATABASE %s' % name)
-    target = server.set(database=name)
-    if server.get_backend_name() == 'mysql':
-        target = target.update_query_dict({'charset': 'utf8mb4'})
-
-    def drop():
-        with admin.connect() as conn:
-            force = (' WITH (FORCE)'
-                     if server.get_backend_name() == 'postgresql' else '')
-            conn.exec_driver_sql('DROP DATABASE %s%s' % (name, force))
-        admin.dispose()
-    return target.render_as_string(hide_password=False), drop
-
-
 def call(app, method, url, body=None):
     """(wall s, CPU s, JSON answer)."""
     request = webob.Request.blank(url, headers=HEADERS, method=method)
@@ -246,10 +224,12 @@ def main(argv=None):
     parser.add_argument('--capacity-only', action='store_true')
     args = parser.parse_args(argv)
     workdir = tempfile.mkdtemp(prefix='capacity-bench-')
-    if args.database:
-        url, drop = args.database, lambda: None
-    else:
-        url, drop = database(args.db_url, workdir)
+    fresh = bench_servers.Database(args.db_url, workdir,
+                                   'capacity_' + uuid.uuid4().hex[:8],
+                                   charset='utf8mb4')
+    url = args.database or fresh.url
+    if not args.database:
+        fresh.create()
     try:
         path = os.path.join(workdir, 'placement.conf')
         with open(path, 'w') as f:
@@ -295,7 +275,8 @@ def main(argv=None):
                 name, shape['fits'], len(shape['providers'])))
         print('  stranded (all 20 shapes): %s' % answer['stranded'])
     finally:
-        drop()
+        if not args.database:
+            fresh.drop()
 
 
 if __name__ == '__main__':

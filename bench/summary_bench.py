@@ -35,30 +35,12 @@ from placement import tables
 from placement.objects import bootstrap
 from placement.objects import summary
 
+import bench_servers
+
 HEADERS = {'X-Auth-Token': 'admin',
            'OpenStack-API-Version': 'placement latest'}
 ROOT_CLASSES = (('VCPU', 64, 4.0), ('MEMORY_MB', 262144, 1.0),
                 ('DISK_GB', 4000, 1.0))
-
-
-def fresh_database(server_url, workdir):
-    """(service URL, drop function) of a new database."""
-    if server_url is None:
-        return 'sqlite:///' + os.path.join(workdir, 'summary.sqlite'), None
-    server = sa.engine.make_url(server_url)
-    name = 'sbench_' + uuid.uuid4().hex[:10]
-    engine = sa.create_engine(server, isolation_level='AUTOCOMMIT')
-    with engine.connect() as conn:
-        conn.exec_driver_sql('CREATE DATABASE %s' % name)
-    url = server.set(database=name)
-    if server.get_backend_name() == 'mysql':
-        url = url.update_query_dict({'charset': 'utf8mb4'})
-
-    def drop():
-        with engine.connect() as conn:
-            conn.exec_driver_sql('DROP DATABASE %s' % name)
-        engine.dispose()
-    return url.render_as_string(hide_password=False), drop
 
 
 def fill(database, count):
@@ -136,11 +118,14 @@ def explain(database):
 
 def measure(server_url, count, rounds, with_plans):
     workdir = tempfile.mkdtemp(prefix='summary-bench-')
-    url, drop = fresh_database(server_url, workdir)
+    fresh = bench_servers.Database(server_url, workdir,
+                                   'summary_' + uuid.uuid4().hex[:10],
+                                   charset='utf8mb4')
+    fresh.create()
     path = os.path.join(workdir, 'placement.conf')
     with open(path, 'w') as f:
         f.write('[api]\nauth_strategy = noauth2\n'
-                '[placement_database]\nconnection = %s\n' % url)
+                '[placement_database]\nconnection = %s\n' % fresh.url)
     conf = placement_conf.load(config_files=[path])
     database = db.Database(conf)
     try:
@@ -164,8 +149,7 @@ def measure(server_url, count, rounds, with_plans):
             explain(database)
     finally:
         database.engine.dispose()
-        if drop:
-            drop()
+        fresh.drop()
 
 
 def main(argv):

@@ -29,8 +29,7 @@ import sys
 import tempfile
 import time
 
-from wide_trees_cloud import (AGGREGATE, ROOT, build, cases,
-                              drop_database, new_database)
+from wide_trees_cloud import AGGREGATE, ROOT, build, cases
 
 UPSTREAM = '/work/upstream-venv/bin/python'
 VERSION = '1.39'
@@ -225,6 +224,9 @@ def main():
     ARGS = args = parser.parse_args()
     if args.job:
         return serve(args)
+    # Imported here: upstream's Python, which runs serve(), has no httpx.
+    import bench_servers
+    server = None if args.db_url.startswith('sqlite') else args.db_url
     workdir = tempfile.mkdtemp(prefix='wide-trees-')
     dbs = {}
     engines = args.engines.split(',')
@@ -237,16 +239,19 @@ def main():
                                   args.cases.split(',')):
             continue
         if data not in dbs:
-            dbs[data] = new_database(args.db_url, workdir, 'wide_' + '_'.join(
-                map(str, data)))
-            build(data, dbs[data])
+            # A directory per data set: its own SQLite file.
+            dbs[data] = bench_servers.Database(
+                server, tempfile.mkdtemp(dir=workdir),
+                'wide_' + '_'.join(map(str, data)))
+            dbs[data].create()
+            build(data, dbs[data].url)
         params = [(key, value.format(agg=AGGREGATE))
                   for key, value in params]
         cells = []
         answers = []
         count = None
         for engine in engines:
-            lines = run(engine, dbs[data], params,
+            lines = run(engine, dbs[data].url, params,
                         args.repeats if timed else 0, args.timeout, workdir,
                         dump=not timed)
             cell, found = summary(lines, args.timeout)
@@ -265,8 +270,8 @@ def main():
               flush=True)
     if not os.environ.get('WIDE_TREES_KEEP'):
         shutil.rmtree(workdir, ignore_errors=True)
-        for url in dbs.values():
-            drop_database(url)
+        for db in dbs.values():
+            db.drop()
     if args.rss:
         print()
         print('| case | engine | answer | peak RSS | base RSS |'

@@ -192,30 +192,3 @@ def build(data, url):
                          rows['agg'])
     engine.dispose()
 
-
-def new_database(base_url, workdir, name):
-    """The URL of a new, empty database ``name``: a SQLite file in
-    ``workdir``, or a database on the server of ``base_url``."""
-    import sqlalchemy as sa
-    base = sa.engine.make_url(base_url)
-    if base.get_backend_name() == 'sqlite':
-        return 'sqlite:///' + os.path.join(workdir, name + '.sqlite')
-    drop_database(base.set(database=name).render_as_string(False))
-    engine = sa.create_engine(base, isolation_level='AUTOCOMMIT')
-    with engine.connect() as conn:
-        conn.exec_driver_sql('CREATE DATABASE ' + name)
-    engine.dispose()
-    return base.set(database=name).render_as_string(False)
-
-
-def drop_database(url):
-    import sqlalchemy as sa
-    url = sa.engine.make_url(url)
-    if url.get_backend_name() == 'sqlite':
-        return
-    admin = url.set(database='postgres' if url.get_backend_name()
-                    == 'postgresql' else '')
-    engine = sa.create_engine(admin, isolation_level='AUTOCOMMIT')
-    with engine.connect() as conn:
-        conn.exec_driver_sql('DROP DATABASE IF EXISTS ' + url.database)
-    engine.dispose()
