@@ -125,8 +125,12 @@ def call(app, path):
 
 
 def database(workdir, count):
-    url = 'sqlite:///' + os.path.join(workdir, 'p%d.sqlite' % count)
-    fill(url, count)
+    """A SQLite cloud of ``count`` providers, filled at its first use
+    (the candidates and the scrapes may ask for the same size)."""
+    path = os.path.join(workdir, 'p%d.sqlite' % count)
+    url = 'sqlite:///' + path
+    if not os.path.exists(path):
+        fill(url, count)
     return url
 
 
