@@ -154,6 +154,26 @@ def test_alike_trees_with_same_subtree_and_a_pool_as_a_scheduler_places(
         w, client, ['VCPU', 'MEMORY_MB', 'DISK_GB', 'SRIOV_NET_VF'])
 
 
+def test_shapes_read_together_fill_a_nested_tree_as_a_scheduler_places(
+        client, w):
+    # Shapes alike but for their amounts are read at once, and their trees
+    # without a pool filled from the rows read (alike.py): here both
+    # candidates of the tree take the root's disk, so the second run
+    # finds what the first left.
+    w.add('cn', inventory={'DISK_GB': 45})
+    w.add('numa0', parent='cn', inventory={'VCPU': 5})
+    w.add('numa1', parent='cn', inventory={'VCPU': 8})
+    named = {'small': {'resources': 'VCPU:2,DISK_GB:10'},
+             'large': {'resources': 'VCPU:3,DISK_GB:10'}}
+    together = shapes(client, {'shapes': named})['shapes']
+    assert together == {name: capacity(client, **params)
+                        for name, params in named.items()}
+    # Two on numa0, then two on numa1 before the disk runs out.
+    assert together['small']['fits'] == len(
+        place_until_full(client, named['small'])) == 4
+    assert together['small']['providers'][0]['limited_by'] == ['DISK_GB']
+
+
 def test_several_shapes_and_the_space_none_can_use(client, w):
     w.add('cn1', inventory={'VCPU': 4, 'MEMORY_MB': 4096},
           traits=['CUSTOM_A'])

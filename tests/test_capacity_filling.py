@@ -80,3 +80,30 @@ def test_isolated_groups_need_two_providers_each_time():
                           space({(2, 1): 3, (3, 1): 5}))
     assert filled.fits == {1: 3}
     assert filled.placed == {(2, 1): 3, (3, 1): 3}
+
+
+def test_trees_set_apart_fill_as_the_trees_read_do():
+    # Free space at index 1 (class 1) and 3 (class 2) of a summary part,
+    # as statements.Layout.room_at places it; trait masks ride along.
+    group = cs.Group('', {1: 2, 2: 10}, spread=True)
+    room_at = {1: 1, 2: 3}
+    providers = {1: (0b11, 7, None, 35), 2: (0b01, 5, None, 0),
+                 3: (0b01, 8, None, 0), 4: (0b10, 0, None, 45),
+                 5: (0b11, 9, None, 100)}
+    shapes = [(1, [1]), (2, [2, 3, 4]), (5, [5])]
+    apart = filling.Apart(
+        [(root, [(rp, providers[rp][0], 0, providers[rp])
+                 for rp in members]) for root, members in shapes],
+        room_at)
+    as_read = filling.fill(request(group), [], {}, apart)
+    trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
+                     {}) for root, members in shapes]
+    free = {(rp, rc): part[at] for rp, part in providers.items()
+            for rc, at in room_at.items() if part[0] >> (rc - 1) & 1}
+    assert as_read == filling.fill(request(group), trees, free)
+    # Tree 2 moves on from provider 2 to 3 when 2 is full, and the disk
+    # of 4 that the first run left ends the second: 2 + 2 runs.
+    assert as_read.fits == {1: 3, 2: 4, 5: 4}
+    assert as_read.short[2] == {2}
+    # The parts read are left as they were.
+    assert providers[2] == (0b01, 5, None, 0)

@@ -3,12 +3,12 @@
 A flavor list asks the same group statement of the same providers once
 per flavor, only the amounts differing.  One statement reads them all
 (``statements.group_statement``'s ``each``) and every shape takes its
-own rows from it.  The trees of one provider that no sharing provider
-touches are set apart on the way: each gives one candidate at most, so
-the fill counts them from their rows, without building a tree of rows
-for each.
+own rows from it.  The trees that no sharing provider touches are set
+apart on the way: the fill counts them from their rows, without
+building a tree of rows for each.
 """
-import collections
+import itertools
+import operator
 
 from placement.candidates import filling
 from placement.candidates import lookup
@@ -54,19 +54,20 @@ def read(readings):
 
 
 def _set_apart(reading, rows):
-    """Give ``reading`` the ``rows`` of its trees, less those of trees of
-    one provider that no sharing provider serves or is in: those are
-    returned as a filling.Apart."""
+    """Give ``reading`` the ``rows`` of its trees, less those of trees
+    that no sharing provider serves or is in: those are returned as a
+    filling.Apart."""
     sharing = reading.sharing
-    served = {root for by_root in sharing.serving for root in by_root}
-    per_root = collections.Counter(row[0] for row in rows)
+    touched = set(sharing.roots.values())
+    for by_root in sharing.serving:
+        touched.update(by_root)
     kept, apart = [], []
-    for row in rows:
-        root, rp = row[0], row[1]
-        if (per_root[root] == 1 and root not in served
-                and rp not in sharing.roots):
-            apart.append((root, rp, row[3], row[2] or 0, row[3:-1]))
+    # The rows come root by root.
+    for root, tree in itertools.groupby(rows, key=operator.itemgetter(0)):
+        if root in touched:
+            kept.extend(tree)
         else:
-            kept.append(row)
+            apart.append((root, [(row[1], row[3], row[2] or 0, row[3:-1])
+                                 for row in tree]))
     reading.groups[0].rows = kept
     return filling.Apart(apart, reading.groups[0].layout.room_at)

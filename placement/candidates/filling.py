@@ -33,10 +33,11 @@ class Filled:
 
 
 class Apart(typing.NamedTuple):
-    """Trees of one provider read for a shape's one group, that no sharing
-    provider touches (alike.read): ``trees`` [(root, rp, class mask,
-    trait mask, summary part)]; ``room_at`` {rc: the index of its free
-    space in a summary part} (statements.Layout.room_at)."""
+    """Trees read for a shape's one group that no sharing provider
+    touches (alike.read): ``trees`` [(root, [(rp, class mask, trait
+    mask, summary part), ...])], providers in the order read; ``room_at``
+    {rc: the index of its free space in a summary part}
+    (statements.Layout.room_at)."""
     trees: list
     room_at: dict
 
@@ -50,16 +51,9 @@ def fill(request, trees, free, apart=None):
     kinds = _Kinds(request)
     for tree in trees:
         _fill_tree(tree, kinds, free, filled)
-    if apart is None:
-        return filled
-    # Those set apart are counted from their summary parts: one row each,
-    # whose candidates all take the same from it.
-    room_at = apart.room_at
-    for root, rp, fit, traits, part in apart.trees:
-        candidates = kinds.alone(root, rp, fit, traits)
-        if candidates:
-            _run(root, [(part[room_at[rc]], rp, rc, amount)
-                        for _, rc, amount in candidates[0]], filled)
+    if apart is not None:
+        for root, providers in apart.trees:
+            _fill_apart(root, providers, kinds, apart.room_at, filled)
     return filled
 
 
@@ -80,9 +74,30 @@ def _fill_tree(tree, kinds, free, filled):
             for at, rc, amount in candidate)]
         if any(room < amount for room, _, _, amount in rooms):
             continue
-        _run(tree.root, rooms, filled, free)
+        count = _run(tree.root, rooms, filled)
+        for _, rp, rc, amount in rooms:
+            free[rp, rc] -= count * amount
         if one_run:
             return
+
+
+def _fill_apart(root, providers, kinds, room_at, filled):
+    """``_fill_tree`` for a tree set apart (see Apart), its free space
+    read from the providers' summary parts."""
+    candidates = kinds.apart(providers)
+    # With several candidates, later ones see what earlier runs took: the
+    # parts read (shared by alike providers) are copied first.
+    several = len(candidates) > 1
+    parts = [list(part) if several else part for _, _, _, part in providers]
+    for candidate in candidates:
+        rooms = [(parts[index][room_at[rc]], providers[index][0], rc, amount)
+                 for index, rc, amount in candidate]
+        if any(room < amount for room, _, _, amount in rooms):
+            continue
+        count = _run(root, rooms, filled)
+        if several:
+            for index, rc, amount in candidate:
+                parts[index][room_at[rc]] -= count * amount
 
 
 class _Kinds:
@@ -102,7 +117,7 @@ class _Kinds:
         self.serving = [by_root for by_root in request.sharing.serving
                         if by_root]
         self.found = {}
-        self.found_alone = {}
+        self.found_apart = {}
         self.most = {}
         for group in request.groups:
             for rc, amount in group.amounts.items():
@@ -145,14 +160,18 @@ class _Kinds:
             found = self.found[kind] = self._candidates(tree, at, limits)
         return own, found
 
-    def alone(self, root, rp, fit, traits):
-        """The candidates of a tree of one provider ``rp`` read for the
-        one group (class mask ``fit``, trait mask ``traits``) that no
-        sharing provider serves."""
-        found = self.found_alone.get((fit, traits))
+    def apart(self, providers):
+        """The candidates of a tree set apart (see Apart), each
+        [(index of its provider in ``providers``, rc, amount)]."""
+        kind = tuple((fit, traits) for _, fit, traits, _ in providers)
+        found = self.found_apart.get(kind)
         if found is None:
-            found = self.found_alone[fit, traits] = self(candidate_search.Tree(
-                root, [{rp: fit}], {}, {rp: traits} if traits else {}))[1]
+            tree = candidate_search.Tree(
+                None, [{rp: fit for rp, fit, _, _ in providers}], {},
+                {rp: traits for rp, _, traits, _ in providers if traits})
+            found = self.found_apart[kind] = [
+                [(-1 - at, rc, amount) for at, rc, amount in candidate]
+                for candidate in self(tree)[1]]
         return found
 
     def _candidates(self, tree, at, limits):
@@ -178,18 +197,17 @@ def _places(own):
     return at
 
 
-def _run(root, rooms, filled, free=None):
+def _run(root, rooms, filled):
     """Place a candidate in the tree of ``root`` as often as it fits:
-    ``rooms`` [(free space, rp, rc, amount)] of its allocations; ``free``
-    {(rp, rc): free space}, when given, is taken from."""
+    ``rooms`` [(free space, rp, rc, amount)] of its allocations.  The
+    count placed."""
     times = [(figures.times_fitting(room, amount), rp, rc, amount)
              for room, rp, rc, amount in rooms]
     count = min(times)[0]
     placed = filled.placed
     for _, rp, rc, amount in times:
         placed[rp, rc] = placed.get((rp, rc), 0) + count * amount
-        if free is not None:
-            free[rp, rc] -= count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
     filled.short[root] = frozenset(rc for fitting, _, rc, _ in times
                                    if fitting == count)
+    return count
