@@ -89,12 +89,15 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
     room_at = {1: 1, 2: 3}
     providers = {1: (0b11, 7, None, 35), 2: (0b01, 5, None, 0),
                  3: (0b01, 8, None, 0), 4: (0b10, 0, None, 45),
-                 5: (0b11, 9, None, 100)}
-    shapes = [(1, [1]), (2, [2, 3, 4]), (5, [5])]
-    apart = filling.Apart(
-        [(root, [(rp, providers[rp][0], 0, providers[rp])
-                 for rp in members]) for root, members in shapes],
-        room_at)
+                 5: (0b11, 9, None, 100), 6: (0b01, 10, None, 0),
+                 7: (0b01, 1, None, 0), 8: (0b10, 0, None, 30)}
+    shapes = [(1, [1]), (2, [2, 3, 4]), (5, [5]), (6, [6, 7, 8])]
+    kinds = {}
+    for root, members in shapes:
+        kind = tuple((providers[rp][0], 0) for rp in members)
+        kinds.setdefault(kind, []).append(
+            (root, members, [providers[rp] for rp in members]))
+    apart = filling.Apart(kinds, room_at)
     as_read = filling.fill(request(group), [], {}, apart)
     trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
                      {}) for root, members in shapes]
@@ -103,7 +106,9 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
     assert as_read == filling.fill(request(group), trees, free)
     # Tree 2 moves on from provider 2 to 3 when 2 is full, and the disk
     # of 4 that the first run left ends the second: 2 + 2 runs.
-    assert as_read.fits == {1: 3, 2: 4, 5: 4}
-    assert as_read.short[2] == {2}
+    # Tree 6, of the same kind, runs out of disk after its first run: the
+    # second candidate does not run, and the first's end stays.
+    assert as_read.fits == {1: 3, 2: 4, 5: 4, 6: 3}
+    assert as_read.short[2] == {2} and as_read.short[6] == {2}
     # The parts read are left as they were.
     assert providers[2] == (0b01, 5, None, 0)

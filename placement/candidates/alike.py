@@ -61,13 +61,15 @@ def _set_apart(reading, rows):
     touched = set(sharing.roots.values())
     for by_root in sharing.serving:
         touched.update(by_root)
-    kept, apart = [], []
+    kept, apart = [], {}
     # The rows come root by root.
     for root, tree in itertools.groupby(rows, key=operator.itemgetter(0)):
         if root in touched:
             kept.extend(tree)
-        else:
-            apart.append((root, [(row[1], row[3], row[2] or 0, row[3:-1])
-                                 for row in tree]))
+            continue
+        tree = list(tree)
+        kind = tuple((row[3], row[2] or 0) for row in tree)
+        apart.setdefault(kind, []).append(
+            (root, [row[1] for row in tree], [row[3:-1] for row in tree]))
     reading.groups[0].rows = kept
     return filling.Apart(apart, reading.groups[0].layout.room_at)

@@ -12,10 +12,13 @@ then the next candidate of the same list that still fits (see
 ``_fill_tree``).  A tree of one provider that no sharing provider
 touches is done after one such run, its candidates all taking the same.
 The combiner lists the candidates of each kind of tree once (``_Kinds``):
-most trees of a cloud are alike but for their ids and free space.
+most trees of a cloud are alike but for their ids and free space.  The
+trees a flavor list reads without a pool are filled a kind at a time,
+over columns of their free space (``_fill_kind``).
 """
 import dataclasses
 import itertools
+import operator
 import typing
 
 from placement import candidate_search
@@ -34,11 +37,11 @@ class Filled:
 
 class Apart(typing.NamedTuple):
     """Trees read for a shape's one group that no sharing provider
-    touches (alike.read): ``trees`` [(root, [(rp, class mask, trait
-    mask, summary part), ...])], providers in the order read; ``room_at``
-    {rc: the index of its free space in a summary part}
-    (statements.Layout.room_at)."""
-    trees: list
+    touches (alike.read), by kind: ``kinds`` {((class mask, trait mask)
+    of each provider in the order read): [(root, [rp, ...], [summary
+    part, ...])]}; ``room_at`` {rc: the index of its free space in a
+    summary part} (statements.Layout.room_at)."""
+    kinds: dict
     room_at: dict
 
 
@@ -52,8 +55,8 @@ def fill(request, trees, free, apart=None):
     for tree in trees:
         _fill_tree(tree, kinds, free, filled)
     if apart is not None:
-        for root, providers in apart.trees:
-            _fill_apart(root, providers, kinds, apart.room_at, filled)
+        for kind, alike in apart.kinds.items():
+            _fill_kind(kinds.apart(kind), alike, apart.room_at, filled)
     return filled
 
 
@@ -81,23 +84,47 @@ def _fill_tree(tree, kinds, free, filled):
             return
 
 
-def _fill_apart(root, providers, kinds, room_at, filled):
-    """``_fill_tree`` for a tree set apart (see Apart), its free space
-    read from the providers' summary parts."""
-    candidates = kinds.apart(providers)
-    # With several candidates, later ones see what earlier runs took: the
-    # parts read (shared by alike providers) are copied first.
-    several = len(candidates) > 1
-    parts = [list(part) if several else part for _, _, _, part in providers]
+def _fill_kind(candidates, trees, room_at, filled):
+    """``_fill_tree`` for the ``trees`` of one kind set apart (see Apart)
+    at once, over columns of their free space: candidate after candidate,
+    each tree's run is counted as ``_run`` counts it."""
+    # {(place, rc): [free space, taken] of each tree}.
+    columns = {}
     for candidate in candidates:
-        rooms = [(parts[index][room_at[rc]], providers[index][0], rc, amount)
+        for index, rc, _ in candidate:
+            if (index, rc) not in columns:
+                at = room_at[rc]
+                columns[index, rc] = [
+                    [parts[index][at] for _, _, parts in trees],
+                    [0] * len(trees)]
+    total = [0] * len(trees)
+    short = [None] * len(trees)
+    for candidate in candidates:
+        times = [list(map(figures.times_fitting, columns[index, rc][0],
+                          itertools.repeat(amount)))
                  for index, rc, amount in candidate]
-        if any(room < amount for room, _, _, amount in rooms):
-            continue
-        count = _run(root, rooms, filled)
-        if several:
-            for index, rc, amount in candidate:
-                parts[index][room_at[rc]] -= count * amount
+        counts = list(map(min, zip(*times)))
+        # The classes each run ends on, one set per pattern of them.
+        patterns = list(zip(*(map(operator.eq, fitting, counts)
+                              for fitting in times)))
+        classes = [rc for _, rc, _ in candidate]
+        ends = {pattern: frozenset(itertools.compress(classes, pattern))
+                for pattern in set(patterns)}
+        short = [ends[pattern] if count else was
+                 for pattern, count, was in zip(patterns, counts, short)]
+        total = list(map(operator.add, total, counts))
+        for index, rc, amount in candidate:
+            column = columns[index, rc]
+            took = list(map(operator.mul, counts, itertools.repeat(amount)))
+            column[0] = list(map(operator.sub, column[0], took))
+            column[1] = list(map(operator.add, column[1], took))
+    filled.fits.update((root, fits) for (root, _, _), fits in
+                       zip(trees, total) if fits)
+    filled.short.update((root, ends) for (root, _, _), ends, fits in
+                        zip(trees, short, total) if fits)
+    for (index, rc), (_, taken) in columns.items():
+        filled.placed.update(((rps[index], rc), amount) for (_, rps, _), amount
+                             in zip(trees, taken) if amount)
 
 
 class _Kinds:
@@ -117,7 +144,6 @@ class _Kinds:
         self.serving = [by_root for by_root in request.sharing.serving
                         if by_root]
         self.found = {}
-        self.found_apart = {}
         self.most = {}
         for group in request.groups:
             for rc, amount in group.amounts.items():
@@ -160,19 +186,16 @@ class _Kinds:
             found = self.found[kind] = self._candidates(tree, at, limits)
         return own, found
 
-    def apart(self, providers):
-        """The candidates of a tree set apart (see Apart), each
-        [(index of its provider in ``providers``, rc, amount)]."""
-        kind = tuple((fit, traits) for _, fit, traits, _ in providers)
-        found = self.found_apart.get(kind)
-        if found is None:
-            tree = candidate_search.Tree(
-                None, [{rp: fit for rp, fit, _, _ in providers}], {},
-                {rp: traits for rp, _, traits, _ in providers if traits})
-            found = self.found_apart[kind] = [
-                [(-1 - at, rc, amount) for at, rc, amount in candidate]
+    def apart(self, kind):
+        """The candidates of the trees of ``kind`` set apart (see Apart),
+        each [(place of its provider in the tree: 0, 1, ..., rc,
+        amount)]."""
+        tree = candidate_search.Tree(
+            None, [{index: fit for index, (fit, _) in enumerate(kind)}], {},
+            {index: traits for index, (_, traits) in enumerate(kind)
+             if traits})
+        return [[(-1 - at, rc, amount) for at, rc, amount in candidate]
                 for candidate in self(tree)[1]]
-        return found
 
     def _candidates(self, tree, at, limits):
         def named(mapping):
