@@ -44,32 +44,34 @@ def read(readings):
         each=[reading.groups[0].spec.amounts for reading in readings])
     rows = lookup.fetch(first.conn, first.every_tree(stmt))
     count = len(readings)
-    apart = {}
-    # Per shape, its class mask in place of that of any.
-    for index, reading in enumerate(readings):
-        at = index - count
-        apart[index] = _set_apart(reading, [
-            (*row[:3], row[at], *row[4:-count]) for row in rows if row[at]])
-    return apart
+    # Each shape's class mask is one of the last ``count`` columns.
+    return {index: _set_apart(reading, rows, index - count, count)
+            for index, reading in enumerate(readings)}
 
 
-def _set_apart(reading, rows):
-    """Give ``reading`` the ``rows`` of its trees, less those of trees
-    that no sharing provider serves or is in: those are returned as a
-    filling.Apart."""
+def _set_apart(reading, rows, at, count):
+    """Give ``reading`` the ``rows`` read for it (its class mask at
+    ``at``, ``count`` masks in all), less those of trees that no sharing
+    provider serves or is in: those are returned as a filling.Apart,
+    their rows as read (their summary parts three columns in)."""
     sharing = reading.sharing
     touched = set(sharing.roots.values())
     for by_root in sharing.serving:
         touched.update(by_root)
     kept, apart = [], {}
     # The rows come root by root.
-    for root, tree in itertools.groupby(rows, key=operator.itemgetter(0)):
-        if root in touched:
-            kept.extend(tree)
-            continue
+    for root, tree in itertools.groupby(filter(operator.itemgetter(at), rows),
+                                        key=operator.itemgetter(0)):
         tree = list(tree)
-        kind = tuple((row[3], row[2] or 0) for row in tree)
+        if root in touched:
+            # As the reader reads a row: its own class mask in place of
+            # that of any, without the other masks.
+            kept.extend((*row[:3], row[at], *row[4:-count]) for row in tree)
+            continue
+        kind = tuple((row[at], row[2] or 0) for row in tree)
         apart.setdefault(kind, []).append(
-            (root, [row[1] for row in tree], [row[3:-1] for row in tree]))
+            (root, [row[1] for row in tree], tree))
     reading.groups[0].rows = kept
-    return filling.Apart(apart, reading.groups[0].layout.room_at)
+    return filling.Apart(apart, {
+        rc: 3 + index
+        for rc, index in reading.groups[0].layout.room_at.items()})
