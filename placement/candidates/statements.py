@@ -41,14 +41,16 @@ def probe_members(dialect, limited):
     return limited and dialect in ('sqlite', 'mysql', 'mariadb')
 
 
-def usage_summed_once(every_row, dialect):
+def usage_summed_once(every_row, dialect, amounts_checked=1):
     """Whether a statement reading ``every_row`` of the cloud joins the
     usage summed once per (provider, class) rather than looking it up per
     inventory row: on PostgreSQL the lookup, written three times (figures,
     room, capacity check), runs each time, and costed per row it makes
     the statement look dear enough to be compiled to machine code first.
-    SQLite's lookups by index cost no more than the join."""
-    return every_row and dialect != 'sqlite'
+    SQLite's lookups by index cost no more than the join until a row's
+    capacity is checked against more than two shapes' amounts
+    (``amounts_checked``), each check looking the usage up again."""
+    return every_row and (dialect != 'sqlite' or amounts_checked > 2)
 
 
 def ratio_as_read(inventory, dialect):
@@ -243,7 +245,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
                 .where(*where).order_by(*order))
     classes = list(amounts)
     joined = RP.join(INV, INV.c.resource_provider_id == RP.c.id)
-    if usage_summed_once(every_row, dialect):
+    if usage_summed_once(every_row, dialect, len(each or ())):
         usage = figures.usage_table(classes)
         joined = joined.outerjoin(usage, sa.and_(
             usage.c.resource_provider_id == INV.c.resource_provider_id,
