@@ -38,9 +38,8 @@ class Filled:
 class Apart(typing.NamedTuple):
     """Trees read for a shape's one group that no sharing provider
     touches (alike.read), by kind: ``kinds`` {((class mask, trait mask)
-    of each provider in the order read): [(root, [rp, ...], [summary
-    part, ...])]}; ``room_at`` {rc: the index of its free space in a
-    summary part} (statements.Layout.room_at)."""
+    of each provider in the order read): [(root, [rp, ...], [row, ...])]};
+    ``room_at`` {rc: the index of its free space in a row}."""
     kinds: dict
     room_at: dict
 
@@ -95,7 +94,7 @@ def _fill_kind(candidates, trees, room_at, filled):
             if (index, rc) not in columns:
                 at = room_at[rc]
                 columns[index, rc] = [
-                    [parts[index][at] for _, _, parts in trees],
+                    [rows[index][at] for _, _, rows in trees],
                     [0] * len(trees)]
     total = [0] * len(trees)
     short = [None] * len(trees)
