@@ -97,7 +97,7 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
         kind = tuple((providers[rp][0], 0) for rp in members)
         kinds.setdefault(kind, []).append(
             (root, members, [providers[rp] for rp in members]))
-    apart = filling.Apart(kinds, room_at)
+    apart = filling.Apart(kinds, [], room_at)
     as_read = filling.fill(request(group), [], {}, apart)
     trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
                      {}) for root, members in shapes]
@@ -112,3 +112,27 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
     assert as_read.short[2] == {2} and as_read.short[6] == {2}
     # The parts read are left as they were.
     assert providers[2] == (0b01, 5, None, 0)
+
+
+def test_trees_set_apart_draw_on_a_pool_in_root_order():
+    # Trees 1 and 3, set apart, draw disk from pool 9 around tree 2, read
+    # as a tree: in root order, as the trees read do.
+    group = cs.Group('', {1: 1, 2: 10}, spread=True)
+    serving = {root: [(9, 0b10)] for root in (1, 2, 3)}
+    sharing = cs.Sharing({9: 9}, [serving], {}, {})
+    room_at = {1: 1, 2: 3}
+    rows = {1: (0b01, 3, None, 0), 3: (0b01, 9, None, 0)}
+    apart = filling.Apart({}, [
+        (root, (((0b01, 0),), tuple(serving[root])), [root], [rows[root]])
+        for root in (1, 3)], room_at)
+    free = {(2, 1): 2, (9, 2): 75}
+    as_read = filling.fill(request(group, sharing=sharing),
+                           [cs.Tree(2, [{2: 0b01}], {}, {})], dict(free),
+                           apart)
+    trees = [cs.Tree(root, [{root: 0b01}], {}, {}) for root in (1, 2, 3)]
+    free.update({(1, 1): 3, (3, 1): 9})
+    assert as_read == filling.fill(request(group, sharing=sharing), trees,
+                                   free)
+    # 3 + 2 instances take 50 of the pool's 75: tree 3 gets 2 of its 9.
+    assert as_read.fits == {1: 3, 2: 2, 3: 2}
+    assert as_read.short[3] == {2} and as_read.placed[9, 2] == 70

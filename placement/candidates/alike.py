@@ -3,7 +3,7 @@
 A flavor list asks the same group statement of the same providers once
 per flavor, only the amounts differing.  One statement reads them all
 (``statements.group_statement``'s ``each``) and every shape takes its
-own rows from it.  The trees that no sharing provider touches are set
+own rows from it.  The trees without a sharing provider in them are set
 apart on the way: the fill counts them from their rows, without
 building a tree of rows for each.
 """
@@ -51,27 +51,29 @@ def read(readings):
 
 def _set_apart(reading, rows, at, count):
     """Give ``reading`` the ``rows`` read for it (its class mask at
-    ``at``, ``count`` masks in all), less those of trees that no sharing
-    provider serves or is in: those are returned as a filling.Apart,
-    their rows as read (their summary parts three columns in)."""
+    ``at``, ``count`` masks in all), less those of trees without a sharing
+    provider in them: those are returned as a filling.Apart, their rows
+    as read (their summary parts three columns in)."""
     sharing = reading.sharing
-    touched = set(sharing.roots.values())
-    for by_root in sharing.serving:
-        touched.update(by_root)
-    kept, apart = [], {}
+    inside = set(sharing.roots.values())
+    (serving,) = sharing.serving
+    kept, apart, served = [], {}, []
     # The rows come root by root.
     for root, tree in itertools.groupby(filter(operator.itemgetter(at), rows),
                                         key=operator.itemgetter(0)):
         tree = list(tree)
-        if root in touched:
+        if root in inside:
             # As the reader reads a row: its own class mask in place of
             # that of any, without the other masks.
             kept.extend((*row[:3], row[at], *row[4:-count]) for row in tree)
             continue
         kind = tuple((row[at], row[2] or 0) for row in tree)
-        apart.setdefault(kind, []).append(
-            (root, [row[1] for row in tree], tree))
+        rps = [row[1] for row in tree]
+        if root in serving:
+            served.append((root, (kind, tuple(serving[root])), rps, tree))
+        else:
+            apart.setdefault(kind, []).append((root, rps, tree))
     reading.groups[0].rows = kept
-    return filling.Apart(apart, {
+    return filling.Apart(apart, served, {
         rc: 3 + index
         for rc, index in reading.groups[0].layout.room_at.items()})

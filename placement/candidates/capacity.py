@@ -99,7 +99,8 @@ def _fill(reading, limit, apart):
     trees it set ``apart`` (see alike.read; None if not read alike)."""
     names = reading.names
     request = reading.request()
-    trees = list(reading.trees())
+    trees = list(reading.trees(
+        apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
     free = {}
     for layout, parts in reading.seen:

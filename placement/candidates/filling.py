@@ -14,9 +14,11 @@ touches is done after one such run, its candidates all taking the same.
 The combiner lists the candidates of each kind of tree once (``_Kinds``):
 most trees of a cloud are alike but for their ids and free space.  The
 trees a flavor list reads without a pool are filled a kind at a time,
-over columns of their free space (``_fill_kind``).
+over columns of their free space (``_fill_kind``); those a pool serves,
+in root order from their rows (``_fill_served``).
 """
 import dataclasses
+import heapq
 import itertools
 import operator
 import typing
@@ -36,11 +38,15 @@ class Filled:
 
 
 class Apart(typing.NamedTuple):
-    """Trees read for a shape's one group that no sharing provider
-    touches (alike.read), by kind: ``kinds`` {((class mask, trait mask)
-    of each provider in the order read): [(root, [rp, ...], [row, ...])]};
-    ``room_at`` {rc: the index of its free space in a row}."""
+    """Trees read for a shape's one group without a sharing provider in
+    them (alike.read): those no sharing provider serves by kind,
+    ``kinds`` {((class mask, trait mask) of each provider in the order
+    read): [(root, [rp, ...], [row, ...])]}; those served, in root order,
+    ``served`` [(root, (that kind, the (sharing provider, class mask)
+    serving it), [rp, ...], [row, ...])]; ``room_at`` {rc: the index of
+    its free space in a row}."""
     kinds: dict
+    served: list
     room_at: dict
 
 
@@ -51,11 +57,21 @@ def fill(request, trees, free, apart=None):
     rows read} is taken from."""
     filled = Filled()
     kinds = _Kinds(request)
-    for tree in trees:
-        _fill_tree(tree, kinds, free, filled)
-    if apart is not None:
-        for kind, alike in apart.kinds.items():
-            _fill_kind(kinds.apart(kind), alike, apart.room_at, filled)
+    if apart is None:
+        for tree in trees:
+            _fill_tree(tree, kinds, free, filled)
+        return filled
+    # Trees a sharing provider serves draw on it in root order.
+    for _, served, tree in heapq.merge(
+            ((tree.root, False, tree) for tree in trees),
+            ((tree[0], True, tree) for tree in apart.served),
+            key=operator.itemgetter(0)):
+        if served:
+            _fill_served(tree, kinds, apart.room_at, free, filled)
+        else:
+            _fill_tree(tree, kinds, free, filled)
+    for kind, alike in apart.kinds.items():
+        _fill_kind(kinds.apart(kind), alike, apart.room_at, filled)
     return filled
 
 
@@ -81,6 +97,30 @@ def _fill_tree(tree, kinds, free, filled):
             free[rp, rc] -= count * amount
         if one_run:
             return
+
+
+def _fill_served(tree, kinds, room_at, free, filled):
+    """``_fill_tree`` for a tree set apart that sharing providers serve
+    (see Apart): its own free space read from its rows, theirs from
+    ``free``."""
+    root, kind, rps, rows = tree
+    candidates = kinds.served(kind, root, rps)
+    several = len(candidates) > 1
+    if several:
+        # Later candidates see what earlier runs took.
+        rows = [list(row) for row in rows]
+    for candidate in candidates:
+        rooms = [(rows[-1 - at][room_at[rc]], rps[-1 - at], rc, amount)
+                 if at < 0 else (free[at, rc], at, rc, amount)
+                 for at, rc, amount in candidate]
+        if any(room < amount for room, _, _, amount in rooms):
+            continue
+        count = _run(root, rooms, filled)
+        for at, rc, amount in candidate:
+            if at >= 0:
+                free[at, rc] -= count * amount
+            elif several:
+                rows[-1 - at][room_at[rc]] -= count * amount
 
 
 def _fill_kind(candidates, trees, room_at, filled):
@@ -143,6 +183,7 @@ class _Kinds:
         self.serving = [by_root for by_root in request.sharing.serving
                         if by_root]
         self.found = {}
+        self.found_served = {}
         self.most = {}
         for group in request.groups:
             for rc, amount in group.amounts.items():
@@ -195,6 +236,19 @@ class _Kinds:
              if traits})
         return [[(-1 - at, rc, amount) for at, rc, amount in candidate]
                 for candidate in self(tree)[1]]
+
+    def served(self, kind, root, rps):
+        """The candidates of a tree set apart that sharing providers
+        serve (see Apart): own providers by place (-1, -2, ...), sharing
+        providers by id."""
+        found = self.found_served.get(kind)
+        if found is None:
+            own, serving = kind
+            found = self.found_served[kind] = self(candidate_search.Tree(
+                root, [{rp: fit for rp, (fit, _) in zip(rps, own)}], {},
+                {rp: traits for rp, (_, traits) in zip(rps, own)
+                 if traits}))[1]
+        return found
 
     def _candidates(self, tree, at, limits):
         def named(mapping):

@@ -270,16 +270,16 @@ class RequestSearch:
 
     # -- trees --------------------------------------------------------------
 
-    def trees(self, roots=None):
+    def trees(self, roots=None, apart=()):
         """candidate_search.Tree values in root order: every tree with
         providers for some group, or served by sharing providers; only
-        those of ``roots`` (a sorted list) when given."""
+        those of ``roots`` (sorted) if given, none of ``apart`` (alike)."""
         streams = [_by_root(self._rows(self._group_rows(self.groups[index],
                                                         roots),
                                        self.groups[index]), index)
                    for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
-                    for root in by_root}
+                    for root in by_root}.difference(apart)
         if roots is not None:
             anchored &= set(roots)
         if anchored and self.root_filter is not None:
