@@ -86,41 +86,35 @@ def _fill_tree(tree, kinds, free, filled):
     # run: its candidates all take the same.
     one_run = len(own) == 1 and not any(tree.root in by_root
                                         for by_root in kinds.serving)
+    _take(tree.root, own, candidates, free, filled, one_run)
+
+
+def _fill_served(tree, kinds, room_at, free, filled):
+    """``_fill_tree`` for a tree set apart that sharing providers serve
+    (see Apart): its own free space is copied from its rows into
+    ``free``, beside theirs."""
+    root, kind, rps, rows = tree
+    for rp, row in zip(rps, rows):
+        for rc, at in room_at.items():
+            free[rp, rc] = row[at]
+    _take(root, rps, kinds.served(kind, root, rps), free, filled)
+
+
+def _take(root, own, candidates, free, filled, one_run=False):
+    """Run ``candidates`` (own providers by place in ``own``, sharing
+    ones by id) in order, each as often as it still fits in ``free``,
+    taking from it; with ``one_run``, stop after the first."""
     for candidate in candidates:
         rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
             (own[-1 - at] if at < 0 else at, rc, amount)
             for at, rc, amount in candidate)]
         if any(room < amount for room, _, _, amount in rooms):
             continue
-        count = _run(tree.root, rooms, filled)
+        count = _run(root, rooms, filled)
         for _, rp, rc, amount in rooms:
             free[rp, rc] -= count * amount
         if one_run:
             return
-
-
-def _fill_served(tree, kinds, room_at, free, filled):
-    """``_fill_tree`` for a tree set apart that sharing providers serve
-    (see Apart): its own free space read from its rows, theirs from
-    ``free``."""
-    root, kind, rps, rows = tree
-    candidates = kinds.served(kind, root, rps)
-    several = len(candidates) > 1
-    if several:
-        # Later candidates see what earlier runs took.
-        rows = [list(row) for row in rows]
-    for candidate in candidates:
-        rooms = [(rows[-1 - at][room_at[rc]], rps[-1 - at], rc, amount)
-                 if at < 0 else (free[at, rc], at, rc, amount)
-                 for at, rc, amount in candidate]
-        if any(room < amount for room, _, _, amount in rooms):
-            continue
-        count = _run(root, rooms, filled)
-        for at, rc, amount in candidate:
-            if at >= 0:
-                free[at, rc] -= count * amount
-            elif several:
-                rows[-1 - at][room_at[rc]] -= count * amount
 
 
 def _fill_kind(candidates, trees, room_at, filled):
@@ -227,23 +221,21 @@ class _Kinds:
         return own, found
 
     def apart(self, kind):
-        """The candidates of the trees of ``kind`` set apart (see Apart),
-        each [(place of its provider in the tree: 0, 1, ..., rc,
-        amount)]."""
-        tree = candidate_search.Tree(
-            None, [{index: fit for index, (fit, _) in enumerate(kind)}], {},
-            {index: traits for index, (_, traits) in enumerate(kind)
-             if traits})
+        """The candidates of the trees of ``kind`` set apart that no
+        sharing provider serves (see Apart), each [(place of its provider
+        in the tree: 0, 1, ..., rc, amount)]."""
         return [[(-1 - at, rc, amount) for at, rc, amount in candidate]
-                for candidate in self(tree)[1]]
+                for candidate in self.served((kind, ()), None,
+                                             range(len(kind)))]
 
     def served(self, kind, root, rps):
-        """The candidates of a tree set apart that sharing providers
-        serve (see Apart): own providers by place (-1, -2, ...), sharing
-        providers by id."""
+        """The candidates of a tree set apart (see Apart), of ``kind``
+        (its providers' kind, and the sharing providers serving it),
+        whose providers are ``rps``: own providers by place (-1, -2,
+        ...), sharing providers by id."""
         found = self.found_served.get(kind)
         if found is None:
-            own, serving = kind
+            own, _ = kind
             found = self.found_served[kind] = self(candidate_search.Tree(
                 root, [{rp: fit for rp, (fit, _) in zip(rps, own)}], {},
                 {rp: traits for rp, (_, traits) in zip(rps, own)
