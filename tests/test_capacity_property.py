@@ -8,7 +8,7 @@ import hypothesis
 from hypothesis import strategies as st
 
 import capacity_oracle as oracle
-from helpers import TRAITS, group_st, inventory_st, provider_st
+from random_clouds import TRAITS, group_st, inventory_st, provider_st
 
 
 def _query(world, groups, unsuffixed, isolate, member_of, traits):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 import webob.multidict
 
 from explain_support import combined, explain, steps
-from helpers import (SHARING, TRAITS, get_candidates, group_st,
-                     provider_st)
+from helpers import SHARING, get_candidates
+from random_clouds import TRAITS, group_st, provider_st
 from placement import microversions
 from placement import query
 from placement.candidates import explain as explain_mod

@@ -17,7 +17,8 @@ import pytest
 import sqlalchemy as sa
 import webob.multidict
 
-from helpers import SHARING, get_candidates, group_st, provider_st
+from helpers import SHARING, get_candidates
+from random_clouds import group_st, provider_st
 from placement import microversions
 from placement import query
 from placement import tables

@@ -1,0 +1,30 @@
+"""Random small clouds for the property tests over HTTP: hypothesis
+strategies of providers (as ``helpers.World.add_random`` takes them) and
+of request groups."""
+from hypothesis import strategies as st
+
+RCS = ('VCPU', 'DISK_GB')
+TRAITS = ('CUSTOM_A', 'CUSTOM_B')
+
+inventory_st = st.fixed_dictionaries({
+    'total': st.integers(1, 8), 'reserved': st.sampled_from([0, 0, 1]),
+    'min_unit': st.sampled_from([1, 1, 1, 2]), 'max_unit': st.integers(2, 8),
+    'step_size': st.sampled_from([1, 1, 1, 2]),
+    'allocation_ratio': st.sampled_from([1.0, 1.0, 1.5])})
+provider_st = st.fixed_dictionaries({
+    'inventory': st.dictionaries(st.sampled_from(RCS), inventory_st,
+                                 min_size=1, max_size=2),
+    'used': st.dictionaries(st.sampled_from(RCS), st.integers(0, 2),
+                            max_size=2),
+    'traits': st.sets(st.sampled_from(TRAITS)),
+    'aggs': st.sets(st.sampled_from(['A', 'B'])),
+    'sharing': st.booleans(),
+    # Index of the parent among the providers made before (None: a root).
+    'parent': st.one_of(st.none(), st.integers(0, 5)),
+})
+group_st = st.fixed_dictionaries({
+    'resources': st.dictionaries(st.sampled_from(RCS), st.integers(1, 2),
+                                 min_size=1, max_size=2),
+    'required': st.sets(st.sampled_from(TRAITS), max_size=1),
+    'forbidden': st.sets(st.sampled_from(TRAITS), max_size=1),
+})
