@@ -90,7 +90,8 @@ def _assert_never_reaches(start, forbidden):
 
 # What the object layer stands on, or what stands beside it.
 BELOW_OBJECTS = sorted({
-    'placement.db', 'placement.query', 'placement.negotiation',
+    'placement.db', 'placement.query', 'placement.query_filters',
+    'placement.negotiation',
     'placement.uuids', 'placement.timestamps', 'placement.gc_pause',
     'placement.validation', 'placement.responses',
     'placement.handlers.base',
@@ -124,11 +125,13 @@ def test_objects_never_import_the_handlers(name):
     _assert_never_reaches(name, ['placement.handlers'])
 
 
-def test_query_parsing_needs_no_schema_validator():
-    """query.py is pure parsing: no jsonschema, no webob of its own (its
-    errors are errors.py's)."""
-    _assert_never_reaches('placement.query', ['jsonschema'])
-    assert 'webob' not in _imports('placement.query')
+@pytest.mark.parametrize('name', ['placement.query',
+                                  'placement.query_filters'])
+def test_query_parsing_needs_no_schema_validator(name):
+    """The query parsers are pure parsing: no jsonschema, no webob of
+    their own (their errors are errors.py's)."""
+    _assert_never_reaches(name, ['jsonschema'])
+    assert 'webob' not in _imports(name)
 
 
 @pytest.mark.parametrize('name', ['placement.deploy', 'placement.wsgi',

@@ -6,6 +6,7 @@ from webob.multidict import MultiDict
 from placement import errors
 from placement import microversions
 from placement import query
+from placement import query_filters
 
 LATEST = microversions.MAX
 AGG1 = '11111111-1111-1111-1111-111111111111'
@@ -46,44 +47,46 @@ def test_bad_resources(value, message):
 
 
 def test_traits_by_microversion():
-    traits = query.required_traits(params(('required', 'A,!B')), (1, 22))
+    traits = query_filters.required_traits(params(('required', 'A,!B')),
+                                           (1, 22))
     assert traits.required == (frozenset({'A'}),)
     assert traits.forbidden == frozenset({'B'})
     with pytest.raises(errors.BadRequest) as exc:
-        query.required_traits(params(('required', '!B')), (1, 21))
+        query_filters.required_traits(params(('required', '!B')), (1, 21))
     assert detail(exc) == (
         "Invalid query string parameters: Expected 'required' parameter "
         "value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !B")
     with pytest.raises(errors.BadRequest) as exc:
-        query.required_traits(params(('required', 'A,,B')), LATEST)
+        query_filters.required_traits(params(('required', 'A,,B')), LATEST)
     assert 'HW_CPU_X86_VMX,!CUSTOM_MAGIC' in detail(exc)
 
 
 def test_repeated_and_any_traits():
     both = params(('required', 'in:A,B'), ('required', 'C,!D'))
-    traits = query.required_traits(both, LATEST)
+    traits = query_filters.required_traits(both, LATEST)
     assert traits.required == (frozenset({'A', 'B'}), frozenset({'C'}))
     assert traits.forbidden == frozenset({'D'})
     # Required names in request order first: the 400 names the first.
     assert traits.names() == ['A', 'B', 'C', 'D']
     # Before 1.39 the last value wins.
-    old = query.required_traits(params(('required', 'A'), ('required', 'B')),
-                                (1, 38))
+    old = query_filters.required_traits(
+        params(('required', 'A'), ('required', 'B')), (1, 38))
     assert old.required == (frozenset({'B'}),)
     with pytest.raises(errors.BadRequest) as exc:
-        query.required_traits(params(('required', 'in:A,B')), (1, 38))
+        query_filters.required_traits(params(('required', 'in:A,B')), (1, 38))
     assert 'only supported since microversion 1.39' in detail(exc)
     with pytest.raises(errors.BadRequest):
-        query.required_traits(params(('required', 'in:A,!B')), LATEST)
+        query_filters.required_traits(params(('required', 'in:A,!B')), LATEST)
 
 
 def test_member_of():
-    agg = query.member_of(params(('member_of', 'in:%s,%s' % (AGG1, AGG2)),
-                                 ('member_of', '!' + AGG1)), LATEST)
+    agg = query_filters.member_of(
+        params(('member_of', 'in:%s,%s' % (AGG1, AGG2)),
+               ('member_of', '!' + AGG1)), LATEST)
     assert agg.required == (frozenset({AGG1, AGG2}),)
     assert agg.forbidden == frozenset({AGG1})
-    dashless = query.member_of(params(('member_of', AGG1.replace('-', ''))),
-                               LATEST)
+    dashless = query_filters.member_of(
+        params(('member_of', AGG1.replace('-', ''))), LATEST)
     assert dashless.required == (frozenset({AGG1}),)
 
 
@@ -99,7 +102,8 @@ def test_member_of():
 ])
 def test_bad_member_of(version, values, message):
     with pytest.raises(errors.BadRequest) as exc:
-        query.member_of(params(*[('member_of', v) for v in values]), version)
+        query_filters.member_of(
+            params(*[('member_of', v) for v in values]), version)
     assert message in detail(exc)
 
 
@@ -159,14 +163,14 @@ def test_resourceless_groups_need_same_subtree():
 
 
 def test_root_required():
-    root = query.parse_root_required(params(('root_required', 'A,!B')))
+    root = query_filters.parse_root_required(params(('root_required', 'A,!B')))
     assert root.required == (frozenset({'A'}),)
     assert root.forbidden == frozenset({'B'})
     with pytest.raises(errors.BadRequest) as exc:
-        query.parse_root_required(params(('root_required', 'A'),
+        query_filters.parse_root_required(params(('root_required', 'A'),
                                          ('root_required', 'B')))
     assert exc.value.detail == (
         "Query parameter 'root_required' may be specified only once.")
     with pytest.raises(errors.BadRequest) as exc:
-        query.parse_root_required(params(('root_required', 'A,B,!A')))
+        query_filters.parse_root_required(params(('root_required', 'A,B,!A')))
     assert 'found in root_required: A' in detail(exc)

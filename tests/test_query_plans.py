@@ -20,6 +20,7 @@ from urllib import parse
 
 from placement import microversions
 from placement import query
+from placement import query_filters
 from placement import tables
 from placement.candidates import pipeline
 from placement.objects import provider_page
@@ -206,9 +207,10 @@ def _candidates(query_string, conf):
 def _providers(conn):
     found = resource_provider.get_all(
         conn, resources={'VCPU': 1},
-        traits=query.required_traits(
+        traits=query_filters.required_traits(
             _params('required=HW_CPU_X86_AVX2'), LATEST),
-        member_of=query.member_of(_params('member_of=' + AGG_FLAT), LATEST))
+        member_of=query_filters.member_of(_params('member_of=' + AGG_FLAT),
+                                          LATEST))
     assert found
 
 

@@ -17,7 +17,7 @@ Nothing else knows a rule.
 """
 import dataclasses
 
-from placement import query as query_mod
+from placement import query_filters
 from placement.objects import provider_filter
 
 FILTERED = 'filtered'
@@ -120,7 +120,7 @@ class MemberOf(Check):
     def clause(self, ids, site):
         rp, root = site.members()
         return provider_filter.member_of_clause(
-            rp, query_mod.AggregateFilter(required=(self.names,)),
+            rp, query_filters.AggregateFilter(required=(self.names,)),
             ids.agg, root_id=root if self.with_root else None,
             probe=site.probe_members)
 
@@ -136,7 +136,7 @@ class ForbiddenAggregates(Check):
     def clause(self, ids, site):
         rp, root = site.members()
         return provider_filter.member_of_clause(
-            rp, query_mod.AggregateFilter(forbidden=self.names),
+            rp, query_filters.AggregateFilter(forbidden=self.names),
             ids.agg, root_id=root if self.with_root else None,
             probe=site.probe_members)
 
@@ -287,7 +287,7 @@ def needs(stack):
 @dataclasses.dataclass(frozen=True)
 class RootRequired:
     """``root_required``: traits the root of a candidate's tree has."""
-    filter: query_mod.TraitFilter
+    filter: query_filters.TraitFilter
 
     @property
     def label(self):

@@ -12,6 +12,7 @@ from placement import gc_pause
 from placement import microversions
 from placement import negotiation
 from placement import query
+from placement import query_filters
 from placement import responses
 from placement import timestamps
 from placement import uuids
@@ -201,9 +202,9 @@ def list_filters(req, params, version):
     if 'resources' in params:
         filters['resources'] = query.parse_resources(params['resources'])
     if 'required' in params:
-        filters['traits'] = query.required_traits(req.GET, version)
+        filters['traits'] = query_filters.required_traits(req.GET, version)
     if 'member_of' in params:
-        filters['member_of'] = query.member_of(req.GET, version)
+        filters['member_of'] = query_filters.member_of(req.GET, version)
     return filters
 
 
