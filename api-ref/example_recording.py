@@ -8,7 +8,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -29,17 +28,6 @@ REQUEST_ID_RE = re.compile(r'req-' + UUID_RE.pattern)
 def named_uuid(label):
     """A readable, stable UUID for a thing the scenario names."""
     return str(uuid.uuid5(uuid.NAMESPACE_URL, 'placement-example:' + label))
-
-
-def free_port(low, high):
-    for port in range(low, high + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(('127.0.0.1', port))
-            except OSError:
-                continue
-            return port
-    raise SystemExit('no free port in %d-%d' % (low, high))
 
 
 class Service:

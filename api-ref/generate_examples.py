@@ -31,7 +31,9 @@ import shutil
 import sys
 import tempfile
 
-from example_recording import Recorder, Service, free_port
+from placement.testing import ports
+
+from example_recording import Recorder, Service
 from example_scenario import named_uuids, scenario
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,7 +73,8 @@ def main():
     out = tempfile.mkdtemp(prefix='placement-examples-check-') \
         if args.check else OUT
     os.makedirs(out, exist_ok=True)
-    service = Service(free_port(args.port_min, args.port_max))
+    (port,) = ports.free_ports(1, args.port_min, args.port_max)
+    service = Service(port)
     try:
         rec = Recorder(service.url, out, named_uuids())
         scenario(rec)

@@ -3,13 +3,14 @@ and CPU time."""
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.parse
 
 import httpx
+
+from placement.testing import ports
 
 import bench_http
 
@@ -123,20 +124,9 @@ class Database:
 def free_ports(count, low=None, high=None):
     """``count`` distinct ports of low..high (PORT_RANGE by default)
     nobody listens on."""
-    low, high = (PORT_RANGE[0] if low is None else low,
-                 PORT_RANGE[1] if high is None else high)
-    found = []
-    for port in range(low, high + 1):
-        with socket.socket() as sock:
-            try:
-                sock.bind(('127.0.0.1', port))
-            except OSError:
-                continue
-        found.append(port)
-        if len(found) == count:
-            return found
-    raise bench_http.BenchError('not %d free ports in %d-%d'
-                                % (count, low, high))
+    return ports.free_ports(count,
+                            PORT_RANGE[0] if low is None else low,
+                            PORT_RANGE[1] if high is None else high)
 
 
 def free_port():
