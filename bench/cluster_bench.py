@@ -3,11 +3,12 @@
 three-node MariaDB Galera cluster, with one and with three API processes.
 
 It builds private servers on loopback with the test suite's harness
-(tests/db_servers.py: temporary data directories, ports 20600-20799, the
-shared servers untouched), so it needs the same packages as
-tests/test_cluster.py (mariadb-server, galera-4, rsync).  For every
-topology it starts the API processes (one per Galera node, or all on the
-single server), loads ``--providers`` flat compute nodes and measures:
+(tests/galera_servers.py and db_servers.py: temporary data directories,
+ports 20600-20799, the shared servers untouched), so it needs the same
+packages as tests/test_cluster.py (mariadb-server, galera-4, rsync).
+For every topology it starts the API processes (one per Galera node, or
+all on the single server), loads ``--providers`` flat compute nodes and
+measures:
 
 * candidates: ``--clients`` clients spread over the API processes run
   ``GET /allocation_candidates?resources=VCPU:1,MEMORY_MB:256,DISK_GB:10
@@ -34,6 +35,7 @@ import httpx
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'tests'))
 import db_servers  # noqa: E402
+import galera_servers  # noqa: E402
 import stress_check  # noqa: E402
 import stress_load  # noqa: E402
 import stress_setup  # noqa: E402
@@ -153,7 +155,7 @@ def measure(label, backend_urls, api_processes, args, counters=None):
         'wrong': len(check.wrong),
     }
     if before is not None:
-        grown = db_servers.GaleraCluster.conflicts(before, after)
+        grown = galera_servers.GaleraCluster.conflicts(before, after)
         row['cert failures'] = grown['wsrep_local_cert_failures']
         row['bf aborts'] = grown['wsrep_local_bf_aborts']
     print(row, file=sys.stderr, flush=True)
@@ -193,7 +195,7 @@ def main(argv=None):
     finally:
         single.stop()
         single.cleanup()
-    cluster = db_servers.GaleraCluster()
+    cluster = galera_servers.GaleraCluster()
     try:
         cluster.start()
         urls = [node.url for node in cluster.nodes]

@@ -2,8 +2,8 @@
 
 The cluster (three nodes) and the PostgreSQL primary with its streaming
 replica are private servers built for this module on loopback ports
-(``db_servers``); they are skipped when the packages are not installed,
-and fail under CI.
+(``galera_servers``, ``db_servers``); they are skipped when the packages
+are not installed, and fail under CI.
 
 * Each Galera node serves its own API process, and the claim load of
   ``test_concurrency_claims`` is spread over the three: the claims race
@@ -30,6 +30,7 @@ import pytest
 import sqlalchemy as sa
 
 import db_servers
+import galera_servers
 import stress_check
 import stress_load
 import stress_setup
@@ -47,8 +48,8 @@ RECOVERY_SECONDS = 20
 
 @pytest.fixture(scope='module')
 def galera():
-    db_servers.require(db_servers.GaleraCluster)
-    cluster = db_servers.GaleraCluster()
+    db_servers.require(galera_servers.GaleraCluster)
+    cluster = galera_servers.GaleraCluster()
     try:
         cluster.start()
         yield cluster
