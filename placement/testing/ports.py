@@ -1,5 +1,6 @@
 """Loopback ports nothing listens on, for the servers the tests, the
 benchmarks and the api-ref example recorder start."""
+import itertools
 import socket
 
 
@@ -23,7 +24,8 @@ def free_ports(count, low, high, consecutive=False):
             if all(map(is_free, ports)):
                 return ports
     else:
-        found = [port for port in range(low, high + 1) if is_free(port)]
-        if len(found) >= count:
-            return found[:count]
+        found = list(itertools.islice(filter(is_free, range(low, high + 1)),
+                                      count))
+        if len(found) == count:
+            return found
     raise RuntimeError('no %d free ports in %d-%d' % (count, low, high))
