@@ -1,6 +1,7 @@
 """Random small clouds for the property tests over HTTP: hypothesis
 strategies of providers (as ``helpers.World.add_random`` takes them) and
-of request groups."""
+of request groups, and the settings those tests run under."""
+import hypothesis
 from hypothesis import strategies as st
 
 RCS = ('VCPU', 'DISK_GB')
@@ -28,3 +29,14 @@ group_st = st.fixed_dictionaries({
     'required': st.sets(st.sampled_from(TRAITS), max_size=1),
     'forbidden': st.sets(st.sampled_from(TRAITS), max_size=1),
 })
+
+
+def over_http(max_examples):
+    """The settings of a property test over HTTP: the same examples on
+    every run (CI stays deterministic), no deadline (each example starts
+    requests and writes rows), and one ``world`` fixture, emptied by the
+    test, for all examples."""
+    return hypothesis.settings(
+        max_examples=max_examples, deadline=None, derandomize=True,
+        suppress_health_check=[
+            hypothesis.HealthCheck.function_scoped_fixture])

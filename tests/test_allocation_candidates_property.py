@@ -7,7 +7,7 @@ import hypothesis
 from hypothesis import strategies as st
 
 from helpers import SHARING, get_candidates
-from random_clouds import TRAITS, group_st, provider_st
+from random_clouds import TRAITS, group_st, over_http, provider_st
 
 
 def _fits(info, rc, amount):
@@ -91,9 +91,7 @@ def returned(body):
     return found
 
 
-@hypothesis.settings(
-    max_examples=120, deadline=None, derandomize=True,
-    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@over_http(120)
 @hypothesis.given(
     providers=st.lists(provider_st, min_size=1, max_size=7),
     groups=st.lists(group_st, min_size=1, max_size=3),

@@ -8,7 +8,8 @@ import hypothesis
 from hypothesis import strategies as st
 
 import capacity_oracle as oracle
-from random_clouds import TRAITS, group_st, inventory_st, provider_st
+from random_clouds import (TRAITS, group_st, inventory_st, over_http,
+                           provider_st)
 
 
 def _query(world, groups, unsuffixed, isolate, member_of, traits):
@@ -57,9 +58,7 @@ def _more(resources):
         item.split(':') for item in resources.split(',')))
 
 
-@hypothesis.settings(
-    max_examples=150, deadline=None, derandomize=True,
-    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@over_http(150)
 @hypothesis.given(
     providers=st.lists(provider_st, min_size=2, max_size=7),
     groups=st.lists(group_st, min_size=1, max_size=3).filter(
@@ -120,9 +119,7 @@ def _numa_tree(first, tree):
               for child in children)]
 
 
-@hypothesis.settings(
-    max_examples=60, deadline=None, derandomize=True,
-    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@over_http(60)
 @hypothesis.given(
     trees=st.lists(st.tuples(
         st.one_of(st.none(), inventory_st),

@@ -12,7 +12,7 @@ import webob.multidict
 
 from explain_support import combined, explain, steps
 from helpers import SHARING, get_candidates
-from random_clouds import TRAITS, group_st, provider_st
+from random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
 from placement import query
 from placement.candidates import explain as explain_mod
@@ -287,9 +287,7 @@ def oracle_fails(world, info, check, suffix):
     return info['used'].get(check.rc, 0) + check.amount > capacity
 
 
-@hypothesis.settings(
-    max_examples=40, deadline=None, derandomize=True,
-    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@over_http(40)
 @hypothesis.given(
     providers=st.lists(provider_st, min_size=1, max_size=6),
     groups=st.lists(st.tuples(group_st, st.sampled_from(

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 import webob.multidict
 
 from helpers import SHARING, get_candidates
-from random_clouds import group_st, provider_st
+from random_clouds import group_st, over_http, provider_st
 from placement import microversions
 from placement import query
 from placement import tables
@@ -187,9 +187,7 @@ def read_band_by_band(world, params):
     return ranking.applies(parsed, reading, conf)
 
 
-@hypothesis.settings(
-    max_examples=120, deadline=None, derandomize=True,
-    suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture])
+@over_http(120)
 @hypothesis.given(
     providers=st.lists(provider_st, min_size=2, max_size=10),
     groups=st.lists(group_st, min_size=1, max_size=2),
