@@ -63,8 +63,9 @@ def filtered(conn, stmt, name=None, uuid=None, in_tree=None,
     providers matching every filter given.
 
     ``resources`` is {class name: amount} each provider must be able to
-    take on its own; ``traits`` a query_filters.TraitFilter; ``member_of`` a
-    query_filters.AggregateFilter; ``in_tree`` the UUID of any provider of a tree.
+    take on its own; ``traits`` a query_filters.TraitFilter;
+    ``member_of`` a query_filters.AggregateFilter; ``in_tree`` the UUID of
+    any provider of a tree.
     Unknown classes and traits are a 400, unknown aggregates match nothing.
     """
     if name is not None:
