@@ -53,7 +53,7 @@ def _set_apart(reading, rows, at, count):
     """Give ``reading`` the ``rows`` read for it (its class mask at
     ``at``, ``count`` masks in all), less those of trees without a sharing
     provider in them: those are returned as a filling.Apart, their rows
-    as read (their summary parts three columns in)."""
+    as read."""
     sharing = reading.sharing
     inside = set(sharing.roots.values())
     (serving,) = sharing.serving
@@ -74,6 +74,5 @@ def _set_apart(reading, rows, at, count):
         else:
             apart.setdefault(kind, []).append((root, rps, tree))
     reading.groups[0].rows = kept
-    return filling.Apart(apart, served, {
-        rc: 3 + index
-        for rc, index in reading.groups[0].layout.room_at.items()})
+    return filling.Apart(apart, served,
+                         reading.groups[0].layout.room_in_row)

@@ -76,6 +76,10 @@ def providers_first(stmt):
             .prefix_with('STRAIGHT_JOIN', dialect='mariadb'))
 
 
+# Where a row's summary part starts: after root, rp and trait mask.
+_PART = 3
+
+
 class Layout:
     """The columns of a group's statement (see ``group_statement``): root,
     rp, trait mask, class mask; then per class its summary figures; then
@@ -100,10 +104,11 @@ class Layout:
         self.width = (2 if self.in_sql else 4) if rendered else 0
         self.listed = 4 + self.width * len(amounts)
         self.limits = self.listed + 1 if with_capacity and amounts else 0
-        # {rc: the index of its free space in a ``summary_part``, its
-        # max_unit next} (with ``limits`` set).
-        self.room_at = {rc: self.limits - 3 + 2 * bit
-                        for bit, rc in self.bits}
+        # {rc: the index of its free space in a row, its max_unit next}
+        # (with ``limits`` set); ``room_at`` the same in a summary_part.
+        self.room_in_row = {rc: self.limits + 2 * bit
+                            for bit, rc in self.bits}
+        self.room_at = {rc: at - _PART for rc, at in self.room_in_row.items()}
 
     def columns(self, inventory, used):
         """The summary figures of one class, as SQL expressions."""
@@ -118,11 +123,11 @@ class Layout:
         """What ``row`` says of its provider's inventories: (class mask,
         figures..., listed, limits...), without its ids; providers with
         alike inventories have equal parts."""
-        return row[3:-1]
+        return row[_PART:-1]
 
     def listed_of(self, part):
         """The number of inventories a ``summary_part``'s summary lists."""
-        return part[self.listed - 3]
+        return part[self.listed - _PART]
 
     def figures(self, part, into):
         """Add {rc: (capacity, used)} of the classes a ``summary_part``
