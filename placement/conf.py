@@ -24,7 +24,11 @@ api_opts = [
     # 6 to 9 MB of JSON, 12 MB pretty-printed.
     cfg.IntOpt('max_request_body_size', default=16 * 1024 * 1024, min=1,
                help='Largest request body accepted, in bytes; a larger '
-                    'one is answered 413 before it is read.'),
+                    'one is answered 413 before it is read (under '
+                    'placement-api, the rest of a body of up to 4 times '
+                    'this size is then read and thrown away, so that a '
+                    'client sending all of it first still reads the '
+                    'answer).'),
     cfg.BoolOpt('console', default=True,
                 help='Serve the read-only web console at /console/. Its '
                      'files are public; the data it shows comes from the '

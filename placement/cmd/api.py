@@ -65,6 +65,12 @@ class _Server(gunicorn_base.BaseApplication):
             if key in OPTIONAL_SETTINGS and key not in self.cfg.settings:
                 continue
             self.cfg.set(key, value)
+        # Threads that only get requests that have fully arrived: slow or
+        # idle clients never hold one (see placement/cmd/worker.py).  From
+        # placement.conf too, read again on SIGHUP.
+        self.cfg.set('worker_class', worker.worker_class(
+            self._args.request_timeout,
+            self._conf.api.max_request_body_size))
 
     def load(self):
         # Runs in each worker after the fork: its own engine and pool, but
@@ -173,9 +179,6 @@ def _serve(args):
         'max_requests': args.max_requests,
         # So that workers started together do not all restart together.
         'max_requests_jitter': args.max_requests // 10,
-        # Threads that only get requests that have fully arrived: slow or
-        # idle clients never hold one (see placement/cmd/worker.py).
-        'worker_class': worker.worker_class(args.request_timeout),
         'threads': args.threads,
         'worker_connections': args.worker_connections,
         # The service writes its own access line per request.
