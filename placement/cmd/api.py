@@ -65,6 +65,16 @@ class _Server(gunicorn_base.BaseApplication):
             if key in OPTIONAL_SETTINGS and key not in self.cfg.settings:
                 continue
             self.cfg.set(key, value)
+        # The settings placement.conf gives, read again on SIGHUP.
+        api_conf = self._conf.api
+        # Threads that only get requests that have fully arrived: slow or
+        # idle clients never hold one (see placement/cmd/worker.py).
+        self.cfg.set('worker_class', worker.worker_class(
+            self._args.request_timeout, api_conf.max_request_body_size))
+        # A worker that stops (SIGTERM, SIGHUP to the server, or
+        # --max-requests) first finishes the requests it holds, for up to
+        # this many seconds.
+        self.cfg.set('graceful_timeout', api_conf.graceful_timeout)
 
     def load(self):
         # Runs in each worker after the fork: its own engine and pool, but
@@ -80,7 +90,6 @@ DEFAULT_THREADS = 4
 # it can lose; stalled or idle clients use them up too (docs/operators.md).
 DEFAULT_WORKER_CONNECTIONS = 64
 DEFAULT_REQUEST_TIMEOUT = 10.0
-GRACEFUL_TIMEOUT = 10
 
 
 def default_workers():
@@ -166,16 +175,9 @@ def _serve(args):
         'bind': args.bind,
         'workers': args.workers,
         'timeout': args.timeout,
-        # A worker that stops (SIGTERM, SIGHUP to the server, or
-        # --max-requests) first finishes the requests it holds, for up to
-        # this many seconds.
-        'graceful_timeout': GRACEFUL_TIMEOUT,
         'max_requests': args.max_requests,
         # So that workers started together do not all restart together.
         'max_requests_jitter': args.max_requests // 10,
-        # Threads that only get requests that have fully arrived: slow or
-        # idle clients never hold one (see placement/cmd/worker.py).
-        'worker_class': worker.worker_class(args.request_timeout),
         'threads': args.threads,
         'worker_connections': args.worker_connections,
         # The service writes its own access line per request.
