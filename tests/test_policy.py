@@ -12,13 +12,16 @@ from placement import policy
 RULE = 'placement:resource_providers:list'
 
 
-def _policy_on_a_clock(tmp_path, monkeypatch, check):
-    """A policy file giving RULE ``check``, the configuration naming it,
-    and the policy's monotonic clock as a list to move on by hand."""
+def _policy_on_a_clock(tmp_path, monkeypatch, check, policy_dir=None):
+    """A policy file giving RULE ``check``, the configuration naming it
+    (and ``policy_dir``), and the policy's monotonic clock as a list to
+    move on by hand."""
     policy_file = tmp_path / 'policy.yaml'
     policy_file.write_text('"%s": %s\n' % (RULE, check))
     conf_file = tmp_path / 'placement.conf'
-    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    conf_file.write_text('[oslo_policy]\npolicy_file = %s\n' % policy_file
+                         + ('policy_dirs = %s\n' % policy_dir
+                            if policy_dir else ''))
     conf = placement_conf.load(config_files=[str(conf_file)])
     clock = [1000.0]
     monkeypatch.setattr(policy.time, 'monotonic', lambda: clock[0])
@@ -95,6 +98,46 @@ def test_policy_file_that_stops_loading_keeps_the_rules_in_force(
     for enforcer in (running, started):
         assert not enforcer.authorize(RULE, {}, admin, do_raise=False)
     assert 'does not load' in caplog.text
-    # ...a first start without rules to fall back on refuses the file.
-    with pytest.raises(ValueError):
+    # ...a first start without rules to fall back on refuses the file,
+    # naming it and what is wrong, on one line.
+    with pytest.raises(policy.PolicyFileError) as raised:
         policy.make_enforcer(conf)
+    assert str(raised.value) == (
+        "the policy file %s does not load: expected the node content, but "
+        "found '<stream end>' at line 2, column 1" % policy_file)
+
+
+def test_rules_apply_only_when_every_policy_file_loads(tmp_path,
+                                                        monkeypatch):
+    # policy.d's files are applied over policy.yaml's, one by one: when
+    # one of them does not load, none of the edits made meanwhile apply.
+    other = 'placement:traits:list'
+    policy_dir = tmp_path / 'policy.d'
+    policy_dir.mkdir()
+    extra = policy_dir / 'extra.yaml'
+    extra.write_text('"%s": "@"\n' % other)
+    policy_file, conf, clock = _policy_on_a_clock(
+        tmp_path, monkeypatch, '"@"', policy_dir=policy_dir)
+    enforcer = policy.make_enforcer(conf)
+    member = context.RequestContext(user_id='u', project_id='p',
+                                    roles=['member'])
+
+    def allowed(rule):
+        return enforcer.authorize(rule, {}, member, do_raise=False)
+
+    assert allowed(RULE) and allowed(other)
+    later = time.time() + 10
+    policy_file.write_text('"%s": "!"\n' % RULE)
+    extra.write_text('"%s": [\n' % other)
+    for path in (policy_file, extra, policy_dir):
+        os.utime(path, (later, later))
+    clock[0] += policy.Enforcer.RECHECK_SECONDS
+    assert allowed(RULE) and allowed(other)
+    # Once the broken file is fixed, both edits apply.
+    later += 10
+    extra.write_text('"%s": "!"\n' % other)
+    for path in (extra, policy_dir):
+        os.utime(path, (later, later))
+    clock[0] += policy.Enforcer.RECHECK_SECONDS
+    assert not allowed(RULE) and not allowed(other)
+
