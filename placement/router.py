@@ -88,7 +88,7 @@ UPSTREAM_ROUTES = {
     '/reshaper': {'POST': reshaper.reshape},
 }
 # Additions of this service.  Their errors are worded for people
-# (negotiation.since), not as upstream's.
+# (negotiation.since, validation.py), not as upstream's.
 OWN_ROUTES = {
     '/allocation_candidates/explain': {
         'GET': allocation_candidate.explain_allocation_candidates,
