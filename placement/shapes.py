@@ -5,6 +5,7 @@ import urllib.parse
 
 import webob
 
+from placement import environ_keys
 from placement import errors
 from placement import gc_pause
 from placement import query
@@ -18,7 +19,9 @@ def parse(name, shape, version):
     /allocation_candidates parses its query; its 400s name the shape."""
     if isinstance(shape, dict):
         shape = urllib.parse.urlencode(shape, doseq=True)
-    as_query = webob.Request.blank('/')
+    # Shapes are this service's own (POST /capacity, the metrics), so
+    # their schema errors are worded as its routes word them.
+    as_query = webob.Request.blank('/', {environ_keys.OWN_ROUTE: True})
     # WSGI holds a query string as the latin-1 text of its bytes.
     as_query.query_string = shape.lstrip('?').encode().decode('latin-1')
     with capacity.named(name):
