@@ -276,6 +276,8 @@ def funnel(stack, considered, failures):
 def _body(query, reading, facts, stacks, rules, dropped, count):
     groups = []
     clauses = []
+    # (the clause of the step that leaves nothing, for the unsuffixed
+    # group the need of its check)
     emptied = None
     for suffix, stack in stacks.items():
         failures = facts.failures[suffix]
@@ -294,12 +296,18 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                 clause = prefix + stack[index].reason(step['removed'],
                                                       largest.get(index))
                 if emptied is None and not step['remaining']:
-                    emptied = clause
+                    emptied = (clause, stack[index].need()
+                               if suffix == '' else None)
                 clauses.append(clause)
     roots = {provider.root for provider in facts.providers.values()}
     flat = (len(stacks) == 1 and not reading.served
             and len(roots) == len(facts.providers))
     noun = 'providers' if flat else 'trees'
+    of_trees = []
+    if '' in stacks:
+        of_trees = list(nearest_mod.tree_misses(
+            facts, stacks[''], facts.failures[''], reading.served))
+    short = _short_sharing(facts, stacks, rules, of_trees, dropped, noun)
     remaining = len(roots)
     steps = []
     for index, rule in enumerate(rules):
@@ -310,18 +318,49 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
         # One group over providers that are trees of their own: its
         # clauses already said which cannot serve it.
         if removed and not (flat and index == 0):
-            clause = rule.clause_for(removed, noun)
+            said = []
+            if index == 0:
+                for clause, need, trees in short:
+                    said.append(clause)
+                    removed -= trees
+                    # The unsuffixed group's own providers came to nothing
+                    # for want of what the sharing provider was to give
+                    # them: its shortfall is what leaves nothing.
+                    if not remaining and emptied is not None \
+                            and emptied[1] == need:
+                        emptied = (clause, None)
+            if removed:
+                said.append(rule.clause_for(removed, noun))
             if emptied is None and not remaining:
-                emptied = clause
-            clauses.append(clause)
+                emptied = (said[0], None)
+            clauses += said
     if emptied is not None:
         # The step that leaves nothing leads.
-        clauses.remove(emptied)
-        clauses.insert(0, emptied)
+        clauses.remove(emptied[0])
+        clauses.insert(0, emptied[0])
     head = '%s of %s %s can satisfy the request' % (
         checks_mod.number(remaining), checks_mod.number(len(roots)),
         'resource providers' if flat else 'provider trees')
     summary = head + (': ' + '; '.join(clauses) if clauses else '') + '.'
     return {'candidates': count, 'summary': summary, 'groups': groups,
             'combination': {'considered': len(roots), 'steps': steps},
-            'nearest': nearest_mod.nearest(facts, stacks, reading.served)}
+            'nearest': nearest_mod.nearest(facts, stacks, of_trees)}
+
+
+def _short_sharing(facts, stacks, rules, of_trees, dropped, noun):
+    """[(clause, need of the check, how many trees)] of the trees that
+    cannot serve the unsuffixed group (the first) because a sharing
+    provider falls short for them, per provider and check, the most
+    trees first."""
+    short = {}
+    for root, miss in nearest_mod.on_sharing(facts, of_trees).items():
+        if dropped.get(root) == 0:
+            short.setdefault((miss.place, miss.index), []).append(miss)
+    said = []
+    for (rp, index), misses in sorted(short.items(), key=lambda item: (
+            -len(item[1]), facts.providers[item[0][0]].name)):
+        check = stacks[''][index]
+        said.append((rules[0].short_sharing(
+            len(misses), noun, facts.providers[rp].name, check,
+            misses[0].detail), check.need(), len(misses)))
+    return said
