@@ -2,6 +2,11 @@
 short: the computes of an aggregate take their disk from one shared pool,
 which has too little left, or takes too little in one allocation.  The
 explanation names the pool, not the computes' lack of disk."""
+import tempfile
+
+import httpx
+
+import helpers
 from explain_support import combined, explain
 from helpers import SHARING, get_candidates
 
@@ -83,3 +88,29 @@ def test_pool_with_room_serves_the_computes(client, w):
         '3 of 5 provider trees can satisfy the request: ')
     assert 'pool' not in body['summary']
     assert 'pool' not in [n['name'] for n in body['nearest']]
+
+
+def test_weighed_empty_list_logs_the_pool(database, world):
+    """With a weighed order the empty list's log line comes from the
+    trees the list weighed, not from a second run."""
+    world.clear()
+    params = pooled_cloud(world, 100)
+    workdir = tempfile.mkdtemp(prefix='explain-spread-', dir=database.workdir)
+    helpers.write_config(workdir, database.url,
+                         '[placement]\ncandidate_order = spread\n')
+    server = helpers.Server(workdir)
+    try:
+        with httpx.Client(base_url=server.url, headers=helpers.ADMIN_HEADERS,
+                          timeout=30) as http:
+            listed = http.get('/allocation_candidates', params=params)
+            assert listed.json()['allocation_requests'] == []
+            body = explain(http, **params)
+        assert body['weights']['candidates'] == []
+        request_id = listed.headers['openstack-request-id']
+        line, = [line for line in server.log().splitlines()
+                 if request_id in line
+                 and 'no allocation candidates' in line]
+        assert line.endswith(body['summary'])
+        assert 'sharing provider pool lacks capacity' in line
+    finally:
+        server.stop()

@@ -186,7 +186,10 @@ def explain(conn, query, version, conf, unanswered=None):
         count = sum(1 for _ in itertools.islice(
             pipeline.combine(request, rooted, conf), query.limit))
     weighed = None
-    if pipeline.weighing(conf):
+    if pipeline.weighing(conf) and unanswered is not None:
+        # The list weighed these trees already and found nothing.
+        weighed = []
+    elif pipeline.weighing(conf):
         rooted = (tree for tree in trees
                   if tree.root not in facts.root_failing)
         weighed = list(itertools.islice(weigh.ranked(
