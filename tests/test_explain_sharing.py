@@ -79,6 +79,23 @@ def test_pool_taking_too_little_in_one_allocation(client, w):
                   'step_size 1'}
 
 
+def test_short_pool_of_a_suffixed_group(client, w):
+    params = pooled_cloud(w, 100)
+    body = explain(client, resources='VCPU:1,MEMORY_MB:512',
+                   resources1='DISK_GB:20', member_of=params['member_of'],
+                   group_policy='none')
+    assert body['candidates'] == 0
+    # cn4 has disk of its own, but is outside the aggregate.
+    assert body['summary'].startswith(
+        "0 of 5 provider trees can satisfy the request: 3 trees cannot "
+        "serve group '1' because their sharing provider pool lacks "
+        "capacity for DISK_GB (10 free, 20 requested); ")
+    assert body['nearest'][0] == {
+        'uuid': w.uuid('pool'), 'name': 'pool', 'group': '1',
+        'check': 'resources=DISK_GB:20 (capacity)',
+        'detail': 'DISK_GB: 10 free, 20 requested'}
+
+
 def test_pool_with_room_serves_the_computes(client, w):
     params = pooled_cloud(w, 1000)
     body = explain(client, **params)

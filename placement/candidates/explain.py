@@ -11,7 +11,9 @@ same checks, reader and combiner as the list itself.
   ``same_subtree``, capacity summed across groups).  The trees are those
   the list's reader reads; the number of candidates is the list's.
 - The nearest misses (``nearest.py``) are judged per tree for the
-  unsuffixed group, per provider for the others.
+  unsuffixed group, per provider for the others.  The same judgement
+  of a tree says when a group fails in it because a sharing provider it
+  draws a class from falls short: the summary names that provider.
 - With ``candidate_order`` spread or pack, the weights of the first
   candidates of the answer's order, by the list's own weigh stage.
 """
@@ -279,8 +281,8 @@ def funnel(stack, considered, failures):
 def _body(query, reading, facts, stacks, rules, dropped, count):
     groups = []
     clauses = []
-    # (the clause of the step that leaves nothing, for the unsuffixed
-    # group the need of its check)
+    # (the clause of the step that leaves nothing, for a group's step its
+    # suffix and the need of its check)
     emptied = None
     for suffix, stack in stacks.items():
         failures = facts.failures[suffix]
@@ -299,18 +301,19 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                 clause = prefix + stack[index].reason(step['removed'],
                                                       largest.get(index))
                 if emptied is None and not step['remaining']:
-                    emptied = (clause, stack[index].need()
-                               if suffix == '' else None)
+                    emptied = (clause, (suffix, stack[index].need()))
                 clauses.append(clause)
     roots = {provider.root for provider in facts.providers.values()}
     flat = (len(stacks) == 1 and not reading.served
             and len(roots) == len(facts.providers))
     noun = 'providers' if flat else 'trees'
+    pools = nearest_mod.pools(facts, reading.served)
     of_trees = []
     if '' in stacks:
         of_trees = list(nearest_mod.tree_misses(
-            facts, stacks[''], facts.failures[''], reading.served))
-    short = _short_sharing(facts, stacks, rules, of_trees, dropped, noun)
+            facts, stacks[''], facts.failures[''], pools))
+    short = _short_sharing(facts, stacks, rules, pools, of_trees, dropped,
+                           noun)
     remaining = len(roots)
     steps = []
     for index, rule in enumerate(rules):
@@ -322,16 +325,15 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
         # clauses already said which cannot serve it.
         if removed and not (flat and index == 0):
             said = []
-            if index == 0:
-                for clause, need, trees in short:
-                    said.append(clause)
-                    removed -= trees
-                    # The unsuffixed group's own providers came to nothing
-                    # for want of what the sharing provider was to give
-                    # them: its shortfall is what leaves nothing.
-                    if not remaining and emptied is not None \
-                            and emptied[1] == need:
-                        emptied = (clause, None)
+            for clause, need, trees in short.get(index, ()):
+                said.append(clause)
+                removed -= trees
+                # The group's own providers came to nothing for want of
+                # what the sharing provider was to give them: its
+                # shortfall is what leaves nothing.
+                if not remaining and emptied is not None \
+                        and emptied[1] == need:
+                    emptied = (clause, None)
             if removed:
                 said.append(rule.clause_for(removed, noun))
             if emptied is None and not remaining:
@@ -350,20 +352,26 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
             'nearest': nearest_mod.nearest(facts, stacks, of_trees)}
 
 
-def _short_sharing(facts, stacks, rules, of_trees, dropped, noun):
-    """[(clause, need of the check, how many trees)] of the trees that
-    cannot serve the unsuffixed group (the first) because a sharing
-    provider falls short for them, per provider and check, the most
-    trees first."""
-    short = {}
-    for root, miss in nearest_mod.on_sharing(facts, of_trees).items():
-        if dropped.get(root) == 0:
-            short.setdefault((miss.place, miss.index), []).append(miss)
-    said = []
-    for (rp, index), misses in sorted(short.items(), key=lambda item: (
-            -len(item[1]), facts.providers[item[0][0]].name)):
-        check = stacks[''][index]
-        said.append((rules[0].short_sharing(
-            len(misses), noun, facts.providers[rp].name, check,
-            misses[0].detail), check.need(), len(misses)))
+def _short_sharing(facts, stacks, rules, pools, of_trees, dropped, noun):
+    """{index of a group's tree rule: [(clause, (suffix, need of the
+    check), how many trees)]} of the trees that cannot serve the group
+    because a sharing provider falls short for them, per provider and
+    check, the most trees first.  ``of_trees``: the unsuffixed group's
+    tree_misses."""
+    said = {}
+    for index, suffix in enumerate(stacks):
+        stack = stacks[suffix]
+        misses = of_trees if suffix == '' else nearest_mod.group_misses(
+            facts, stack, facts.failures[suffix], pools,
+            [root for root, step in dropped.items() if step == index])
+        short = {}
+        for root, miss in nearest_mod.on_sharing(facts, misses).items():
+            if dropped.get(root) == index:
+                short.setdefault((miss.place, miss.index), []).append(miss)
+        for (rp, at), found in sorted(short.items(), key=lambda item: (
+                -len(item[1]), facts.providers[item[0][0]].name)):
+            check = stack[at]
+            said.setdefault(index, []).append((rules[index].short_sharing(
+                len(found), noun, facts.providers[rp].name, check,
+                found[0].detail), (suffix, check.need()), len(found)))
     return said

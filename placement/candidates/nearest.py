@@ -60,13 +60,9 @@ def _rank(check, found):
     return FAR if check.kind == 'inventory' else NEAR
 
 
-def tree_misses(facts, stack, failures, served):
-    """(root, Miss) of the trees that miss the unsuffixed group by one
-    check, with the sharing providers each draws from: the Miss is
-    placed on the root, or on the sharing provider whose miss is the
-    nearest when it has some of the class.  A tree where no provider
-    passes the group's filters is judged by its providers alone (a miss
-    when one fails a single check)."""
+def pools(facts, served):
+    """{root: [provider, ...]}: each tree's providers, then the sharing
+    providers serving it (``served``: {sharing provider: roots})."""
     trees = {}
     for provider in facts.providers.values():
         trees.setdefault(provider.root, []).append(provider.id)
@@ -74,11 +70,20 @@ def tree_misses(facts, stack, failures, served):
         for root in roots:
             if root in trees and facts.providers[rp].root != root:
                 trees[root].append(rp)
+    return trees
+
+
+def tree_misses(facts, stack, failures, pools):
+    """(root, Miss) of the trees that miss the unsuffixed group by one
+    check, with the sharing providers each draws from (``pools``); see
+    ``_placed`` for where the Miss is placed.  A tree where no provider
+    passes the group's filters is judged by its providers alone (a miss
+    when one fails a single check)."""
     filters = {index for index, check in enumerate(stack)
                if check in checks_mod.filters(stack, spread=True)}
     needs = [[stack.index(check) for check in group]
              for group in checks_mod.needs(stack).values()]
-    for root, pool in trees.items():
+    for root, pool in pools.items():
         eligible = [(rp, failures.get(rp, {})) for rp in pool
                     if not filters & failures.get(rp, {}).keys()]
         if not eligible:
@@ -103,19 +108,38 @@ def tree_misses(facts, stack, failures, served):
                    for index_list, (rp, failed) in zip(missed, eligible)
                    if len(index_list) == 1 for index in index_list]
         if singles:
-            # The tree's own providers come first: of misses as near, one
-            # of theirs is named on the root.
-            miss = min(singles, key=lambda single: single.rank)
-            if facts.providers[miss.place].root == root \
-                    or miss.detail is None:
-                # A sharing provider without the class (nothing read of
-                # it) is not one the tree draws the class from.
-                miss = miss._replace(place=root)
-            yield root, miss
+            yield root, _placed(facts, root, singles)
+
+
+def group_misses(facts, stack, failures, pools, roots):
+    """(root, Miss) of the trees ``roots`` that miss a suffixed group by
+    one check of one of their providers or of the sharing providers
+    serving them (``pools``); see ``_placed``."""
+    for root in roots:
+        singles = [Miss(rp, _rank(stack[index], detail), index, detail)
+                   for rp in pools.get(root, ())
+                   for failed in (failures.get(rp, {}),)
+                   if len(failed) == 1
+                   for index, detail in failed.items()]
+        if singles:
+            yield root, _placed(facts, root, singles)
+
+
+def _placed(facts, root, singles):
+    """The nearest of ``singles`` (the tree's own providers first: of
+    misses as near, one of theirs), placed on the root, or on the sharing
+    provider it is on when that has some of the class."""
+    miss = min(singles, key=lambda single: single.rank)
+    if facts.providers[miss.place].root == root or miss.detail is None:
+        # A sharing provider without the class (nothing read of it) is
+        # not one the tree draws the class from.
+        return miss._replace(place=root)
+    return miss
 
 
 def on_sharing(facts, misses):
-    """{root: Miss} of the trees of ``misses`` (from ``tree_misses``)
-    whose miss is on a sharing provider outside the tree."""
+    """{root: Miss} of the trees of ``misses`` (from ``tree_misses`` or
+    ``group_misses``) whose miss is on a sharing provider outside the
+    tree."""
     return {root: miss for root, miss in misses
             if facts.providers[miss.place].root != root}
