@@ -95,6 +95,10 @@ class Check:
         read of the provider (resource checks only)."""
         return '%s (%s)' % (self.missing, self.label)
 
+    def shortfall(self, found=None):
+        """How one named provider misses it, after its name."""
+        return self.detail(found)
+
     def _verb(self, count, one, many):
         return '%s %s' % (_providers(count), one if count == 1 else many)
 
@@ -187,6 +191,9 @@ class HasInventory(Check):
     def detail(self, found=None):
         return '%s: no inventory' % self.rc
 
+    def shortfall(self, found=None):
+        return 'has no %s inventory' % self.rc
+
     def reason(self, count, largest_free=None):
         return '%s no %s inventory' % (self._verb(count, 'has', 'have'),
                                        self.rc)
@@ -201,9 +208,17 @@ class Units(Check):
         return provider_filter.units_clause(site.inventory, site.amount)
 
     def detail(self, found=None):
-        return '%s: %d requested, min_unit %d, max_unit %d, step_size %d' % (
-            self.rc, self.amount, found.min_unit, found.max_unit,
-            found.step_size)
+        return '%s: %d requested, %s' % (self.rc, self.amount,
+                                         self._units(found))
+
+    def shortfall(self, found=None):
+        return 'cannot take %s:%d in one allocation (%s)' % (
+            self.rc, self.amount, self._units(found))
+
+    @staticmethod
+    def _units(found):
+        return 'min_unit %d, max_unit %d, step_size %d' % (
+            found.min_unit, found.max_unit, found.step_size)
 
     def reason(self, count, largest_free=None):
         return ('%s take %s:%d in one allocation (min_unit, max_unit, '
@@ -221,8 +236,13 @@ class Capacity(Check):
                                            site.amount)
 
     def detail(self, found=None):
-        return '%s: %d free, %d requested' % (self.rc, max(found.free, 0),
-                                              self.amount)
+        return '%s: %s' % (self.rc, self._room(found))
+
+    def shortfall(self, found=None):
+        return 'lacks capacity for %s (%s)' % (self.rc, self._room(found))
+
+    def _room(self, found):
+        return '%d free, %d requested' % (max(found.free, 0), self.amount)
 
     def reason(self, count, largest_free=None):
         return '%s capacity for %s (largest free %d, requested %d)' % (
@@ -325,6 +345,19 @@ class TreeRule:
             'are': 'is' if one else 'are'}
 
 
+@dataclasses.dataclass(frozen=True)
+class GroupInTree(TreeRule):
+    """A group served in one tree with its sharing providers."""
+
+    def short_sharing(self, count, noun, name, check, found):
+        """The words for ``count`` trees that cannot serve the group
+        because the sharing provider ``name`` misses ``check`` (``found``:
+        what the explanation read of it)."""
+        return '%s because %s sharing provider %s %s' % (
+            self.clause_for(count, noun), 'its' if count == 1 else 'their',
+            name, check.shortfall(found))
+
+
 def combining_label(query):
     """Names of the rules the combiner applies across groups."""
     rules = []
@@ -344,9 +377,10 @@ def tree_stack(query):
     """The steps over whole trees, in order: each group served in one
     tree with its sharing providers, ``root_required``, then the
     combiner putting the groups together."""
-    rules = [TreeRule("group '%s' in one tree with its sharing providers"
-                      % suffix, "%%(n)s cannot serve group '%s'" % suffix)
-             for suffix in query.groups]
+    rules = [GroupInTree(
+        "group '%s' in one tree with its sharing providers" % suffix,
+        "%%(n)s cannot serve group '%s'" % suffix)
+        for suffix in query.groups]
     root = root_required(query)
     if root is not None:
         rules.append(TreeRule(root.label, '%%(n)s %%(fail)s %s'

@@ -11,7 +11,9 @@ same checks, reader and combiner as the list itself.
   ``same_subtree``, capacity summed across groups).  The trees are those
   the list's reader reads; the number of candidates is the list's.
 - The nearest misses (``nearest.py``) are judged per tree for the
-  unsuffixed group, per provider for the others.
+  unsuffixed group, per provider for the others.  The same judgement
+  of a tree says when a group fails in it because a sharing provider it
+  draws a class from falls short: the summary names that provider.
 - With ``candidate_order`` spread or pack, the weights of the first
   candidates of the answer's order, by the list's own weigh stage.
 """
@@ -186,7 +188,10 @@ def explain(conn, query, version, conf, unanswered=None):
         count = sum(1 for _ in itertools.islice(
             pipeline.combine(request, rooted, conf), query.limit))
     weighed = None
-    if pipeline.weighing(conf):
+    if pipeline.weighing(conf) and unanswered is not None:
+        # The list weighed these trees already and found nothing.
+        weighed = []
+    elif pipeline.weighing(conf):
         rooted = (tree for tree in trees
                   if tree.root not in facts.root_failing)
         weighed = list(itertools.islice(weigh.ranked(
@@ -276,6 +281,8 @@ def funnel(stack, considered, failures):
 def _body(query, reading, facts, stacks, rules, dropped, count):
     groups = []
     clauses = []
+    # (the clause of the step that leaves nothing, for a group's step its
+    # suffix and the need of its check)
     emptied = None
     for suffix, stack in stacks.items():
         failures = facts.failures[suffix]
@@ -294,12 +301,19 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                 clause = prefix + stack[index].reason(step['removed'],
                                                       largest.get(index))
                 if emptied is None and not step['remaining']:
-                    emptied = clause
+                    emptied = (clause, (suffix, stack[index].need()))
                 clauses.append(clause)
     roots = {provider.root for provider in facts.providers.values()}
     flat = (len(stacks) == 1 and not reading.served
             and len(roots) == len(facts.providers))
     noun = 'providers' if flat else 'trees'
+    pools = nearest_mod.pools(facts, reading.served)
+    of_trees = []
+    if '' in stacks:
+        of_trees = list(nearest_mod.tree_misses(
+            facts, stacks[''], facts.failures[''], pools))
+    short = _short_sharing(facts, stacks, rules, pools, of_trees, dropped,
+                           noun)
     remaining = len(roots)
     steps = []
     for index, rule in enumerate(rules):
@@ -310,18 +324,54 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
         # One group over providers that are trees of their own: its
         # clauses already said which cannot serve it.
         if removed and not (flat and index == 0):
-            clause = rule.clause_for(removed, noun)
+            said = []
+            for clause, need, trees in short.get(index, ()):
+                said.append(clause)
+                removed -= trees
+                # The group's own providers came to nothing for want of
+                # what the sharing provider was to give them: its
+                # shortfall is what leaves nothing.
+                if not remaining and emptied is not None \
+                        and emptied[1] == need:
+                    emptied = (clause, None)
+            if removed:
+                said.append(rule.clause_for(removed, noun))
             if emptied is None and not remaining:
-                emptied = clause
-            clauses.append(clause)
+                emptied = (said[0], None)
+            clauses += said
     if emptied is not None:
         # The step that leaves nothing leads.
-        clauses.remove(emptied)
-        clauses.insert(0, emptied)
+        clauses.remove(emptied[0])
+        clauses.insert(0, emptied[0])
     head = '%s of %s %s can satisfy the request' % (
         checks_mod.number(remaining), checks_mod.number(len(roots)),
         'resource providers' if flat else 'provider trees')
     summary = head + (': ' + '; '.join(clauses) if clauses else '') + '.'
     return {'candidates': count, 'summary': summary, 'groups': groups,
             'combination': {'considered': len(roots), 'steps': steps},
-            'nearest': nearest_mod.nearest(facts, stacks, reading.served)}
+            'nearest': nearest_mod.nearest(facts, stacks, of_trees)}
+
+
+def _short_sharing(facts, stacks, rules, pools, of_trees, dropped, noun):
+    """{index of a group's tree rule: [(clause, (suffix, need of the
+    check), how many trees)]} of the trees that cannot serve the group
+    because a sharing provider falls short for them, per provider and
+    check, the most trees first.  ``of_trees``: the unsuffixed group's
+    tree_misses."""
+    said = {}
+    for index, suffix in enumerate(stacks):
+        stack = stacks[suffix]
+        misses = of_trees if suffix == '' else nearest_mod.group_misses(
+            facts, stack, facts.failures[suffix], pools,
+            [root for root, step in dropped.items() if step == index])
+        short = {}
+        for root, miss in nearest_mod.on_sharing(facts, misses).items():
+            if dropped.get(root) == index:
+                short.setdefault((miss.place, miss.index), []).append(miss)
+        for (rp, at), found in sorted(short.items(), key=lambda item: (
+                -len(item[1]), facts.providers[item[0][0]].name)):
+            check = stack[at]
+            said.setdefault(index, []).append((rules[index].short_sharing(
+                len(found), noun, facts.providers[rp].name, check,
+                found[0].detail), (suffix, check.need()), len(found)))
+    return said

@@ -2,8 +2,12 @@
 /allocation_candidates/explain): the providers and trees that one
 check alone keeps out, nearest first.  Judged per tree for the
 unsuffixed group (its resources may come from several providers and
-from sharing providers), per provider for the others."""
+from sharing providers), per provider for the others.  A tree's miss is
+named on its root, or on the sharing provider that falls short for it
+(the same miss for every tree that provider serves).
+"""
 import heapq
+import typing
 
 from placement.candidates import checks as checks_mod
 
@@ -14,16 +18,28 @@ NEAREST = 5
 NEAR, FAR = 1.0, 2.0
 
 
-def nearest(facts, stacks, served):
+class Miss(typing.NamedTuple):
+    """One check alone keeps ``place`` out: a provider, or for the
+    unsuffixed group the root of a tree or the sharing provider short
+    for it; ``detail`` is what the census read of the provider failing
+    the check at ``index`` of the group's stack."""
+    place: int
+    rank: float
+    index: int
+    detail: object
+
+
+def nearest(facts, stacks, of_trees):
     """Up to NEAREST misses of one check, the nearest first: per tree for
-    the unsuffixed group, per provider for the others."""
+    the unsuffixed group (``of_trees``, from ``tree_misses``), per
+    provider for the others."""
     misses = {}
     for suffix, stack in stacks.items():
         failures = facts.failures[suffix]
         if suffix == '':
-            found = _tree_misses(facts, stack, failures, served)
+            found = (miss for _, miss in of_trees)
         else:
-            found = ((rp, _rank(stack[index], detail), index, detail)
+            found = (Miss(rp, _rank(stack[index], detail), index, detail)
                      for rp, failed in failures.items()
                      if len(failed) == 1
                      for index, detail in failed.items())
@@ -44,11 +60,9 @@ def _rank(check, found):
     return FAR if check.kind == 'inventory' else NEAR
 
 
-def _tree_misses(facts, stack, failures, served):
-    """(root, rank, check index, detail) of the trees that miss the
-    unsuffixed group by one check, with the sharing providers each draws
-    from; a tree where no provider passes the group's filters is judged
-    by its providers alone (a miss when one fails a single check)."""
+def pools(facts, served):
+    """{root: [provider, ...]}: each tree's providers, then the sharing
+    providers serving it (``served``: {sharing provider: roots})."""
     trees = {}
     for provider in facts.providers.values():
         trees.setdefault(provider.root, []).append(provider.id)
@@ -56,33 +70,76 @@ def _tree_misses(facts, stack, failures, served):
         for root in roots:
             if root in trees and facts.providers[rp].root != root:
                 trees[root].append(rp)
+    return trees
+
+
+def tree_misses(facts, stack, failures, pools):
+    """(root, Miss) of the trees that miss the unsuffixed group by one
+    check, with the sharing providers each draws from (``pools``); see
+    ``_placed`` for where the Miss is placed.  A tree where no provider
+    passes the group's filters is judged by its providers alone (a miss
+    when one fails a single check)."""
     filters = {index for index, check in enumerate(stack)
                if check in checks_mod.filters(stack, spread=True)}
     needs = [[stack.index(check) for check in group]
              for group in checks_mod.needs(stack).values()]
-    for root, pool in trees.items():
-        eligible = [failures.get(rp, {}) for rp in pool
+    for root, pool in pools.items():
+        eligible = [(rp, failures.get(rp, {})) for rp in pool
                     if not filters & failures.get(rp, {}).keys()]
         if not eligible:
             for rp in pool:
                 failed = failures.get(rp, {})
                 if len(failed) == 1 and facts.providers[rp].root == root:
                     (index, detail), = failed.items()
-                    yield rp, _rank(stack[index], detail), index, detail
+                    yield root, Miss(rp, _rank(stack[index], detail), index,
+                                     detail)
             continue
         unmet = []
         for need in needs:
             missed = [[index for index in need if index in failed]
-                      for failed in eligible]
+                      for _, failed in eligible]
             if all(missed):
                 unmet.append((need, missed))
         if len(unmet) != 1:
             continue
         need, missed = unmet[0]
-        singles = [(index, failed[index])
-                   for index_list, failed in zip(missed, eligible)
+        singles = [Miss(rp, _rank(stack[index], failed[index]), index,
+                        failed[index])
+                   for index_list, (rp, failed) in zip(missed, eligible)
                    if len(index_list) == 1 for index in index_list]
         if singles:
-            index, detail = min(singles, key=lambda single: _rank(
-                stack[single[0]], single[1]))
-            yield root, _rank(stack[index], detail), index, detail
+            yield root, _placed(facts, root, singles)
+
+
+def group_misses(facts, stack, failures, pools, roots):
+    """(root, Miss) of the trees ``roots`` that miss a suffixed group by
+    one check of one of their providers or of the sharing providers
+    serving them (``pools``); see ``_placed``."""
+    for root in roots:
+        singles = [Miss(rp, _rank(stack[index], detail), index, detail)
+                   for rp in pools.get(root, ())
+                   for failed in (failures.get(rp, {}),)
+                   if len(failed) == 1
+                   for index, detail in failed.items()]
+        if singles:
+            yield root, _placed(facts, root, singles)
+
+
+def _placed(facts, root, singles):
+    """The nearest of ``singles`` (the tree's own providers first: of
+    misses as near, one of theirs), placed on the root, or on the sharing
+    provider it is on when that has some of the class."""
+    miss = min(singles, key=lambda single: single.rank)
+    if facts.providers[miss.place].root == root or miss.detail is None:
+        # A sharing provider without the class (nothing read of it) is
+        # not one the tree draws the class from.
+        return miss._replace(place=root)
+    return miss
+
+
+def on_sharing(facts, misses):
+    """{root: Miss} of the trees of ``misses`` (from ``tree_misses`` or
+    ``group_misses``) whose miss is on a sharing provider outside the
+    tree."""
+    return {root: miss for root, miss in misses
+            if facts.providers[miss.place].root != root}
