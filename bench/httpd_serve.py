@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Serve placement under httpd and mod_wsgi in the foreground, configured
-by apache/placement-api.conf as tests/test_httpd.py renders it: this
+by apache/placement-api.conf as tests/operations/test_httpd.py renders it: this
 service, or upstream's installed in a venv.  For request_path.py:
 
     --server-cmd '.venv/bin/python bench/httpd_serve.py --port {port}

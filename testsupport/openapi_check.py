@@ -10,7 +10,7 @@ naming what broke.  Two users, one validator:
   environment: a response the document does not allow is logged and
   replaced by a 500 in the upstream error format naming the mismatch, so
   that any client (the conformance suite, schemathesis) sees it fail;
-* ``tests/openapi_support.py``, which checks every response any test
+* ``tests/support/openapi_support.py``, which checks every response any test
   receives.
 """
 import functools
@@ -22,10 +22,10 @@ import orjson
 import webob
 
 from placement import errors
-from placement import middleware
 from placement import microversions
-from placement import openapi
 from placement.schemas import base
+from placement.web import middleware
+from placement.web import openapi
 
 JSON = 'application/json'
 LOG = logging.getLogger(__name__)

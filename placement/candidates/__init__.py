@@ -2,7 +2,7 @@
 
 The data runs one way (``pipeline.py`` holds the steps in order):
 
-    request    query.CandidateQuery, plain values (placement/query.py)
+    request    query.CandidateQuery, plain values (placement/candidates/query.py)
     names      names resolved to ids once per request      names.py
     checks     every rule of the request, declared once    checks.py
     read       one statement per group, built from the     reader.py,

@@ -34,7 +34,7 @@ How one tree (the "anchor") is searched:
 import itertools
 import typing
 
-from placement import search_state
+from placement.candidates import search_state
 
 
 class Group(typing.NamedTuple):

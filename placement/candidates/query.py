@@ -15,7 +15,7 @@ import sys
 
 from placement import errors
 from placement import microversions
-from placement import query_filters
+from placement.candidates import query_filters
 from placement.schemas import base as schema_base
 
 # Granular keys: prefix plus a (possibly empty) group suffix.

@@ -8,7 +8,7 @@ import dataclasses
 
 from placement import errors
 from placement import microversions
-from placement import uuids
+from placement.data import uuids
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,7 +26,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
-from placement import metrics
+from placement.metrics import metrics
 
 LOG = logging.getLogger(__name__)
 

@@ -11,13 +11,13 @@ import time
 
 from prometheus_client import core
 
-from placement import conf as placement_conf
 from placement import errors
 from placement import microversions
-from placement import shapes
-from placement import validation
+from placement.config import conf as placement_conf
 from placement.objects import capacity
 from placement.schemas import capacity as capacity_schema
+from placement.web import shapes
+from placement.web import validation
 
 LOG = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ import webob
 import webob.dec
 
 from placement import console
-from placement import environ_keys
 from placement import errors
-from placement import metrics
+from placement.metrics import metrics
+from placement.web import environ_keys
 
 PATH = '/metrics'
 POLICY = 'placement:metrics'

@@ -12,8 +12,8 @@ from keystoneauth1 import exceptions as ks_exceptions
 from keystonemiddleware import auth_token
 import webob.exc
 
-from placement import environ_keys
 from placement import errors
+from placement.web import environ_keys
 
 LOG = logging.getLogger(__name__)
 

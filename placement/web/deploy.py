@@ -6,24 +6,24 @@ import sys
 
 from oslo_middleware import cors
 
-from placement import auth
-from placement import capacity_gauges
 from placement import console
-from placement import conf as placement_conf
-from placement import db
-from placement import metrics
-from placement import metrics_wsgi
-from placement import middleware
-from placement import openapi
-from placement import policy
-from placement import router
+from placement.config import conf as placement_conf
+from placement.config import policy
+from placement.data import db
+from placement.metrics import capacity_gauges
+from placement.metrics import metrics
+from placement.metrics import metrics_wsgi
 from placement.objects import bootstrap
+from placement.web import auth
+from placement.web import middleware
+from placement.web import openapi
+from placement.web import router
 
 # Test and conformance runs set this to 1: every answer is then checked
 # against the OpenAPI document by a middleware loaded only then (it
 # buffers every body, so production never imports it).
 VALIDATE_RESPONSES = 'PLACEMENT_VALIDATE_RESPONSES'
-RESPONSE_VALIDATOR = 'placement.testing.openapi_check'
+RESPONSE_VALIDATOR = 'testsupport.openapi_check'
 
 
 def setup_logging(conf):

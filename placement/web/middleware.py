@@ -19,11 +19,11 @@ import uuid
 import webob
 import webob.exc
 
-from placement import context as placement_context
-from placement import environ_keys
 from placement import errors
-from placement import negotiation
-from placement import uuids
+from placement.config import context as placement_context
+from placement.data import uuids
+from placement.web import environ_keys
+from placement.web import negotiation
 
 LOG = logging.getLogger('placement.access')
 ERROR_LOG = logging.getLogger(__name__)

@@ -9,9 +9,9 @@ import functools
 
 import microversion_parse
 
-from placement import environ_keys
 from placement import errors
 from placement import microversions
+from placement.web import environ_keys
 
 SERVICE_TYPE = 'placement'
 HEADER = 'openstack-api-version'

@@ -24,14 +24,14 @@ import webob.dec
 import webob.exc
 
 from placement import console
-from placement import environ_keys
 from placement import errors
-from placement import metrics_wsgi
 from placement import microversions
-from placement import policy
-from placement import router
+from placement.config import policy
+from placement.metrics import metrics_wsgi
 from placement.schemas import base
 from placement.schemas import endpoints
+from placement.web import environ_keys
+from placement.web import router
 
 PATH = '/openapi.json'
 VERSION_HEADER = 'OpenStack-API-Version'

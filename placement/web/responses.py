@@ -5,8 +5,8 @@ import webob
 from webob import datetime_utils
 
 from placement import microversions
-from placement import negotiation
-from placement import timestamps
+from placement.data import timestamps
+from placement.web import negotiation
 
 # The one media type the API speaks, in and out.
 JSON = 'application/json'

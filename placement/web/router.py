@@ -6,7 +6,6 @@ answers 405 with an ``Allow`` header listing the methods it does.
 import routes
 import webob
 
-from placement import environ_keys
 from placement import errors
 from placement.handlers import aggregate
 from placement.handlers import allocation
@@ -20,6 +19,7 @@ from placement.handlers import root
 from placement.handlers import summary
 from placement.handlers import trait
 from placement.handlers import usage
+from placement.web import environ_keys
 
 PROVIDER = '/resource_providers/{uuid}'
 

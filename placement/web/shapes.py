@@ -6,11 +6,11 @@ import urllib.parse
 import webob
 
 from placement import errors
-from placement import gc_pause
-from placement import query
-from placement import validation
 from placement.candidates import capacity
+from placement.candidates import query
 from placement.schemas import capacity as schema
+from placement.web import gc_pause
+from placement.web import validation
 
 
 def parse(name, shape, version):

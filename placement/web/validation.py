@@ -9,8 +9,8 @@ import jsonschema
 import orjson
 
 from placement import errors
-from placement import responses
-from placement import uuids
+from placement.data import uuids
+from placement.web import responses
 
 
 def require_json_content(func):

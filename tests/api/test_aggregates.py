@@ -5,8 +5,8 @@ import uuid
 import httpx
 import sqlalchemy as sa
 
-import stress_setup
-from helpers import new_provider, version
+from support import stress_setup
+from support.helpers import new_provider, version
 
 
 def path(rp_uuid):

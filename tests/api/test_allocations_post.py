@@ -1,7 +1,7 @@
 """POST /allocations over real HTTP: a move between consumers is all or
 nothing, each consumer is named once, and a write of more consumers than
 one IN list of the server holds."""
-from helpers import (body, error, generation, make_provider, new_uuid, put,
+from support.helpers import (body, error, generation, make_provider, new_uuid, put,
                      version)
 
 

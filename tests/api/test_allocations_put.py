@@ -6,7 +6,7 @@ import concurrent.futures
 import httpx
 import sqlalchemy as sa
 
-from helpers import (PROJECT, USER, body, error, generation, make_provider,
+from support.helpers import (PROJECT, USER, body, error, generation, make_provider,
                      new_uuid, put, version)
 
 INCOMPLETE = '00000000-0000-0000-0000-000000000000'

@@ -14,7 +14,7 @@ import os
 import pytest
 import sqlalchemy as sa
 
-import helpers
+from support import helpers
 
 _PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'tools',
                      'differential.py')

@@ -5,8 +5,8 @@ import uuid
 import httpx
 import pytest
 
-import stress_setup
-from helpers import allocate, new_provider, version
+from support import stress_setup
+from support.helpers import allocate, new_provider, version
 
 MAX_INT = 2147483647
 DEFAULTS = {'reserved': 0, 'min_unit': 1, 'max_unit': MAX_INT,

@@ -6,16 +6,16 @@ import re
 import pytest
 import webob
 
-from placement import environ_keys
 from placement import errors
 from placement import microversions
-from placement import negotiation
 from placement.schemas import aggregate
 from placement.schemas import allocation
 from placement.schemas import allocation_candidate
 from placement.schemas import reshaper
 from placement.schemas import resource_provider
 from placement.schemas import usage
+from placement.web import environ_keys
+from placement.web import negotiation
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHOICES = {

@@ -14,20 +14,20 @@ import pytest
 import webob
 from openapi_spec_validator import validate
 
-import helpers
-import openapi_support
-from placement import conf as placement_conf
+from support import helpers
+from support import openapi_support
 from placement import console
-from placement import db
-from placement import deploy
-from placement import environ_keys
-from placement import metrics_wsgi
-from placement import middleware
 from placement import microversions
-from placement import openapi
-from placement import router
 from placement import schemas
-from placement.testing import openapi_check
+from placement.config import conf as placement_conf
+from placement.data import db
+from placement.metrics import metrics_wsgi
+from placement.web import deploy
+from placement.web import environ_keys
+from placement.web import middleware
+from placement.web import openapi
+from placement.web import router
+from testsupport import openapi_check
 
 
 def test_document_is_valid_openapi_3_1():

@@ -3,7 +3,7 @@ as GET /resource_providers filters, each provider as the REST API shows
 it, on every database."""
 import pytest
 
-import helpers
+from support import helpers
 
 PATH = '/summary/providers'
 AGG = 'agg'

@@ -1,12 +1,12 @@
 """The reshaper over real HTTP: inventories and allocations move together,
 or nothing changes at all."""
-from helpers import body
-from helpers import error
-from helpers import generation
-from helpers import make_provider
-from helpers import new_uuid
-from helpers import put
-from helpers import version
+from support.helpers import body
+from support.helpers import error
+from support.helpers import generation
+from support.helpers import make_provider
+from support.helpers import new_uuid
+from support.helpers import put
+from support.helpers import version
 
 # POST /reshaper is for services (rule service_api).
 SERVICE = {'x-auth-token': 'nova', 'x-roles': 'service'}

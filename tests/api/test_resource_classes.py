@@ -8,9 +8,9 @@ import os_resource_classes
 import pytest
 import sqlalchemy as sa
 
-import stress_setup
-from placement import tables
-from helpers import version
+from support import stress_setup
+from placement.data import tables
+from support.helpers import version
 
 
 def custom(label):

@@ -7,10 +7,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from helpers import allocate, error, version
-from resource_providers_support import create, listed, put_inventory, show
-import stress_setup
-from placement import tables
+from support.helpers import allocate, error, version
+from support.resource_providers_support import create, listed, put_inventory, show
+from support import stress_setup
+from placement.data import tables
 
 
 def test_create_before_1_20_is_201_without_body(client, server):

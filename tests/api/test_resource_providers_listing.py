@@ -8,12 +8,12 @@ import orjson
 import pytest
 import webob
 
-from helpers import allocate, error, version
-from resource_providers_support import create, listed, put_inventory, show
-from placement import environ_keys
+from support.helpers import allocate, error, version
+from support.resource_providers_support import create, listed, put_inventory, show
 from placement import microversions
 from placement.handlers import resource_provider as handler
 from placement.objects import resource_provider as rp_obj
+from placement.web import environ_keys
 
 
 def test_list_filters(client):

@@ -3,7 +3,7 @@ cloud, provider by provider and project by project, on every database."""
 import httpx
 import pytest
 
-import helpers
+from support import helpers
 from placement.objects import summary as summary_obj
 
 PATH = '/summary'

@@ -6,8 +6,8 @@ import httpx
 import os_traits
 import pytest
 
-import stress_setup
-from helpers import new_provider, version
+from support import stress_setup
+from support.helpers import new_provider, version
 
 
 def custom(label):

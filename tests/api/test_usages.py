@@ -1,9 +1,9 @@
 """Usages over real HTTP: per provider, per project/user, per consumer type."""
-from helpers import error
-from helpers import make_provider
-from helpers import new_uuid
-from helpers import put
-from helpers import version
+from support.helpers import error
+from support.helpers import make_provider
+from support.helpers import new_uuid
+from support.helpers import put
+from support.helpers import version
 
 
 def test_provider_usages_list_every_inventory_class(client):

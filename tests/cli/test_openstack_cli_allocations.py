@@ -5,8 +5,8 @@ import uuid
 
 import pytest
 
-import openstack_cli_support as support
-from openstack_cli_support import by_class, fails, new_provider
+from support import openstack_cli_support as support
+from support.openstack_cli_support import by_class, fails, new_provider
 
 
 pytestmark = support.pytestmark

@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-import openstack_cli_support as support
-from openstack_cli_support import fails, new_provider
+from support import openstack_cli_support as support
+from support.openstack_cli_support import fails, new_provider
 
 
 pytestmark = support.pytestmark

@@ -4,8 +4,8 @@ inventories, resource classes, traits and aggregates.
 import json
 import uuid
 
-import openstack_cli_support as support
-from openstack_cli_support import by_class, fails, new_provider, run_cli
+from support import openstack_cli_support as support
+from support.openstack_cli_support import by_class, fails, new_provider, run_cli
 
 
 pytestmark = support.pytestmark

@@ -29,11 +29,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import db_servers
-import galera_servers
-import stress_check
-import stress_load
-import stress_setup
+from support import db_servers
+from support import galera_servers
+from support import stress_check
+from support import stress_load
+from support import stress_setup
 
 pytestmark = pytest.mark.skipif(
     not (os.environ.get('PLACEMENT_TEST_CLUSTER') == '1'

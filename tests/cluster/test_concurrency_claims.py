@@ -16,11 +16,11 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-from concurrency_support import backends
-import helpers
-import stress_check
-import stress_load
-import stress_setup
+from support.concurrency_support import backends
+from support import helpers
+from support import stress_check
+from support import stress_load
+from support import stress_setup
 
 # Isolation levels the service's connections are put in, per backend,
 # through the URL: PyMySQL runs an ``init_command`` on connect, libpq takes

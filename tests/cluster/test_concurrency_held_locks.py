@@ -17,10 +17,10 @@ from prometheus_client import parser as prom_parser
 import pytest
 import sqlalchemy as sa
 
-from concurrency_support import backends
-import helpers
-import stress_setup
-from placement import tables
+from support.concurrency_support import backends
+from support import helpers
+from support import stress_setup
+from placement.data import tables
 
 # Sessions of the test's database waiting for a lock (row or table).
 WAITING_SESSIONS = {

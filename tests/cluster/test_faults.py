@@ -22,11 +22,11 @@ import httpx
 import psutil
 import pytest
 
-import helpers
-import db_servers
-import stress_check
-import stress_load
-import stress_setup
+from support import helpers
+from support import db_servers
+from support import stress_check
+from support import stress_load
+from support import stress_setup
 
 # How long after the database is back the service must answer 200 again.
 RECOVERY_SECONDS = 10

@@ -1,5 +1,5 @@
 """The console's Capacity page in Debian's headless chromium
-(tests/browser_support.py): its figures are POST /capacity's for the
+(tests/support/browser_support.py): its figures are POST /capacity's for the
 same shapes.  SQLite only, as the other tests/test_console_*.py: the
 page is a client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
 screenshot."""
@@ -10,10 +10,10 @@ import urllib.parse
 import httpx
 import pytest
 
-from browser_support import (By, assert_clean_log, chromium, open_page,
+from support.browser_support import (By, assert_clean_log, chromium, open_page,
                              wait_state)
-import console_support
-import helpers
+from support import console_support
+from support import helpers
 
 MARKUP_NAME = '<b id="injected">host</b>'
 

@@ -8,11 +8,11 @@ import tempfile
 
 import httpx
 
-from browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
+from support.browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
                              open_page, wait_state)
-import console_support as support
-from console_support import screenshot, text_of
-from helpers import ADMIN_HEADERS, Server, write_config
+from support import console_support as support
+from support.console_support import screenshot, text_of
+from support.helpers import ADMIN_HEADERS, Server, write_config
 
 
 # The seeded server, its client and cloud, and the browser

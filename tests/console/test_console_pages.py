@@ -11,15 +11,15 @@ import uuid
 
 import sqlalchemy as sa
 
-from browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
+from support.browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
                              chromium, need_browser, open_page, wait_state)
-import console_support as support
-from console_support import AGG, rest_usage, screenshot, text_of
-import helpers
-from helpers import Server, write_config
-from placement import conf as placement_conf
-from placement import db
-from placement import tables
+from support import console_support as support
+from support.console_support import AGG, rest_usage, screenshot, text_of
+from support import helpers
+from support.helpers import Server, write_config
+from placement.config import conf as placement_conf
+from placement.data import db
+from placement.data import tables
 from placement.objects import base
 
 # The method and path of a request in the server's access log.

@@ -8,12 +8,12 @@ import tempfile
 
 import httpx
 
-from browser_support import (By, assert_clean_log, chromium, open_page,
+from support.browser_support import (By, assert_clean_log, chromium, open_page,
                              wait_state)
-import console_support as support
-from console_support import XSS_NAME, screenshot
-import helpers
-from helpers import Server, write_config
+from support import console_support as support
+from support.console_support import XSS_NAME, screenshot
+from support import helpers
+from support.helpers import Server, write_config
 
 
 # The seeded server, its client and cloud, and the browser

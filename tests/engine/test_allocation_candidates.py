@@ -6,7 +6,7 @@ enumerator on random trees).
 """
 import pytest
 
-from helpers import SHARING, get_candidates
+from support.helpers import SHARING, get_candidates
 
 
 def named(world, body):

@@ -6,8 +6,8 @@ import itertools
 import hypothesis
 from hypothesis import strategies as st
 
-from helpers import SHARING, get_candidates
-from random_clouds import TRAITS, group_st, over_http, provider_st
+from support.helpers import SHARING, get_candidates
+from support.random_clouds import TRAITS, group_st, over_http, provider_st
 
 
 def _fits(info, rc, amount):

@@ -1,4 +1,4 @@
-"""The candidate combiner (placement/candidate_search.py) in-process on
+"""The candidate combiner (placement/candidates/candidate_search.py) in-process on
 random small worlds.
 
 The property test draws a tiny model of providers (trees, inventories,
@@ -15,9 +15,9 @@ import itertools
 import hypothesis
 from hypothesis import strategies as st
 
-from placement import candidate_search as cs
+from placement.candidates import candidate_search as cs
 
-from candidate_search_model import (World, brute_force, canonical, once,
+from support.candidate_search_model import (World, brute_force, canonical, once,
                                     reader_values)
 
 RCS = (1, 2)

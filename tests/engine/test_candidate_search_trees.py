@@ -1,10 +1,10 @@
-"""The candidate combiner (placement/candidate_search.py) in-process on
+"""The candidate combiner (placement/candidates/candidate_search.py) in-process on
 hand-built trees: every assignment of identical groups once, and wide
 requests answered (or refused) fast however many orderings they allow."""
 import itertools
 import time
 
-from placement import candidate_search as cs
+from placement.candidates import candidate_search as cs
 
 VF = 7
 

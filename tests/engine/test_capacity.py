@@ -3,9 +3,9 @@ the database: hand-built cases (test_capacity_property.py holds ``fits``
 to the oracle on generated clouds)."""
 import pytest
 
-import capacity_oracle as oracle
-import helpers
-from helpers import SHARING
+from support import capacity_oracle as oracle
+from support import helpers
+from support.helpers import SHARING
 
 
 def test_flat_providers_in_closed_form(client, w):

@@ -3,7 +3,7 @@
 Providers and classes are small integers: class 1 is VCPU-like, class 2
 disk-like.
 """
-from placement import candidate_search as cs
+from placement.candidates import candidate_search as cs
 from placement.candidates import filling
 
 

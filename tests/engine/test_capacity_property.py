@@ -7,8 +7,8 @@ import uuid as uuidlib
 import hypothesis
 from hypothesis import strategies as st
 
-import capacity_oracle as oracle
-from random_clouds import (TRAITS, group_st, inventory_st, over_http,
+from support import capacity_oracle as oracle
+from support.random_clouds import (TRAITS, group_st, inventory_st, over_http,
                            provider_st)
 
 

@@ -8,9 +8,9 @@ import uuid as uuidlib
 import httpx
 import pytest
 
-import helpers
-from explain_support import PATH, combined, explain
-from helpers import SHARING
+from support import helpers
+from support.explain_support import PATH, combined, explain
+from support.helpers import SHARING
 
 
 def test_microversion_and_policy(client, w):

@@ -10,13 +10,13 @@ import hypothesis
 from hypothesis import strategies as st
 import webob.multidict
 
-from explain_support import combined, explain, steps
-from helpers import SHARING, get_candidates
-from random_clouds import TRAITS, group_st, over_http, provider_st
+from support.explain_support import combined, explain, steps
+from support.helpers import SHARING, get_candidates
+from support.random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
-from placement import query
 from placement.candidates import explain as explain_mod
 from placement.candidates import pipeline
+from placement.candidates import query
 
 
 # -- one rule at a time ------------------------------------------------------

@@ -7,7 +7,7 @@ import uuid as uuidlib
 
 import pytest
 
-import helpers
+from support import helpers
 
 EXTENSIONS = ['/allocation_candidates/explain', '/capacity']
 

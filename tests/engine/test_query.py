@@ -5,8 +5,8 @@ from webob.multidict import MultiDict
 
 from placement import errors
 from placement import microversions
-from placement import query
-from placement import query_filters
+from placement.candidates import query
+from placement.candidates import query_filters
 
 LATEST = microversions.MAX
 AGG1 = '11111111-1111-1111-1111-111111111111'

@@ -19,10 +19,10 @@ import webob.multidict
 from urllib import parse
 
 from placement import microversions
-from placement import query
-from placement import query_filters
-from placement import tables
 from placement.candidates import pipeline
+from placement.candidates import query
+from placement.candidates import query_filters
+from placement.data import tables
 from placement.objects import provider_page
 from placement.objects import resource_provider
 from placement.objects import summary

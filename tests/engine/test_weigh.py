@@ -17,15 +17,15 @@ import pytest
 import sqlalchemy as sa
 import webob.multidict
 
-from helpers import SHARING, get_candidates
-from random_clouds import group_st, over_http, provider_st
+from support.helpers import SHARING, get_candidates
+from support.random_clouds import group_st, over_http, provider_st
 from placement import microversions
-from placement import query
-from placement import tables
 from placement.candidates import pipeline
+from placement.candidates import query
 from placement.candidates import ranking
 from placement.candidates import statements
 from placement.candidates import weigh
+from placement.data import tables
 from placement.objects import figures
 
 V, M, D = 'VCPU', 'MEMORY_MB', 'DISK_GB'

@@ -4,8 +4,8 @@ import uuid
 
 import pytest
 
-import bad_input_support as support
-from bad_input_support import (ALLOC, CONSUMER, Case, HUGE, INT32_OVER,
+from support import bad_input_support as support
+from support.bad_input_support import (ALLOC, CONSUMER, Case, HUGE, INT32_OVER,
                                NEW_CONSUMER, PROJECT, RP, RPS, UNKNOWN, USER,
                                allocation_body, inventory_put)
 

@@ -6,8 +6,8 @@ import pytest
 
 from placement import microversions
 
-import bad_input_support as support
-from bad_input_support import (ALLOC, CLASS, CONSUMER, INV, RP, RP2, RPS,
+from support import bad_input_support as support
+from support.bad_input_support import (ALLOC, CLASS, CONSUMER, INV, RP, RP2, RPS,
                                RP_URL, SERVICE, UNKNOWN, allocation_body,
                                assert_error_document, inventory_put)
 

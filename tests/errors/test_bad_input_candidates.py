@@ -3,8 +3,8 @@ document; amounts and limits beyond any column are no error
 (helpers: bad_input_support.py)."""
 import pytest
 
-import bad_input_support as support
-from bad_input_support import (AC, Case, HUGE, INT32_OVER, INT64_OVER, RP, RP2,
+from support import bad_input_support as support
+from support.bad_input_support import (AC, Case, HUGE, INT32_OVER, INT64_OVER, RP, RP2,
                                RPS, TRAIT, log_mark, log_since)
 
 CASES = {

@@ -5,8 +5,8 @@ import pytest
 
 from placement import microversions
 
-import bad_input_support as support
-from bad_input_support import (AC, ALLOC, CLASS, CONSUMER, Case, INV,
+from support import bad_input_support as support
+from support.bad_input_support import (AC, ALLOC, CLASS, CONSUMER, Case, INV,
                                NEW_CONSUMER, PROJECT, RP, RPS, RP_URL, SERVICE,
                                TRAIT, UNKNOWN, allocation_body,
                                assert_error_document, log_mark, log_since,
@@ -53,7 +53,7 @@ def test_bad_input_is_a_4xx_error_document(seeded, server, case):
     support.check(seeded, server, case)
 
 
-# One URL per route of placement/router.py, to sweep what every route
+# One URL per route of placement/web/router.py, to sweep what every route
 # must refuse the same way.
 ROUTE_URLS = {
     '/': '/',
@@ -99,7 +99,7 @@ BAD_BODIES = {
 
 
 def test_route_table_covers_every_route():
-    from placement import router
+    from placement.web import router
     assert set(ROUTE_URLS) == set(router.ROUTES) - {''}
     writes = {(method, path) for path, methods in router.ROUTES.items()
               for method in methods if method in ('POST', 'PUT')}
@@ -108,7 +108,7 @@ def test_route_table_covers_every_route():
 
 
 def _route_methods():
-    from placement import router
+    from placement.web import router
     return [pytest.param(method, ROUTE_URLS[path], id='%s-%s' % (
         method, path)) for path, methods in router.ROUTES.items()
         if path for method in methods]

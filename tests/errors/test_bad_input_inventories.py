@@ -2,8 +2,8 @@
 (helpers: bad_input_support.py)."""
 import pytest
 
-import bad_input_support as support
-from bad_input_support import (Case, HUGE, INT32_OVER, INT64_OVER, INV, RPS,
+from support import bad_input_support as support
+from support.bad_input_support import (Case, HUGE, INT32_OVER, INT64_OVER, INV, RPS,
                                UNKNOWN, inventory_put)
 
 CASES = {

@@ -2,8 +2,8 @@
 document (helpers: bad_input_support.py)."""
 import pytest
 
-import bad_input_support as support
-from bad_input_support import (Case, INT64_OVER, RP, RP2, RPS, RP_URL, TRAIT,
+from support import bad_input_support as support
+from support.bad_input_support import (Case, INT64_OVER, RP, RP2, RPS, RP_URL, TRAIT,
                                UNKNOWN)
 
 CASES = {

@@ -13,13 +13,13 @@ import pytest
 import webob
 import webob.dec
 
-from placement import environ_keys
 from placement import errors
 from placement import microversions
-from placement import middleware
+from placement.web import environ_keys
+from placement.web import middleware
 
-import bad_input_support as support
-from bad_input_support import (AC, CONSUMER, NEW_CONSUMER, RPS,
+from support import bad_input_support as support
+from support.bad_input_support import (AC, CONSUMER, NEW_CONSUMER, RPS,
                                allocation_body, assert_error_document)
 
 # The seeded world, built once for this module.

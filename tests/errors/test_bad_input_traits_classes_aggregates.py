@@ -2,8 +2,8 @@
 error document (helpers: bad_input_support.py)."""
 import pytest
 
-import bad_input_support as support
-from bad_input_support import (CLASS, Case, HUGE, INT64_OVER, RPS, RP_URL,
+from support import bad_input_support as support
+from support.bad_input_support import (CLASS, Case, HUGE, INT64_OVER, RPS, RP_URL,
                                TRAIT, UNKNOWN)
 
 CASES = {

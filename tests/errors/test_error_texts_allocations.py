@@ -1,7 +1,7 @@
 """Error texts of allocations and of POST /reshaper (the world and
 the check: error_texts_support.py)."""
-import error_texts_support as support
-from error_texts_support import (C1, NOPE, NOPE_RP, RP, SVC, alloc, new_alloc,
+from support import error_texts_support as support
+from support.error_texts_support import (C1, NOPE, NOPE_RP, RP, SVC, alloc, new_alloc,
                                  new_consumer)
 
 CASES, c = support.cases()

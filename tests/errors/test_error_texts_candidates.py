@@ -1,7 +1,7 @@
 """Error texts of GET /allocation_candidates (the world and the
 check: error_texts_support.py)."""
-import error_texts_support as support
-from error_texts_support import AGG, AGG_UUIDS, NOPE, RP
+from support import error_texts_support as support
+from support.error_texts_support import AGG, AGG_UUIDS, NOPE, RP
 
 CASES, c = support.cases()
 

@@ -1,8 +1,8 @@
 """Error texts of the protocol: microversion headers, unknown routes
 and methods, media types, malformed JSON, tokens, and GET /summary
 (the world and the check: error_texts_support.py)."""
-import error_texts_support as support
-from error_texts_support import MEDIA_TYPE_NONE, NOPE_404, NOPE_RP, RPU, SVC
+from support import error_texts_support as support
+from support.error_texts_support import MEDIA_TYPE_NONE, NOPE_404, NOPE_RP, RPU, SVC
 
 CASES, c = support.cases()
 

@@ -1,7 +1,7 @@
 """Error texts of provider inventories and of usages (the world and
 the check: error_texts_support.py)."""
-import error_texts_support as support
-from error_texts_support import HUGE, INV, INV2, NOPE, NOPE_404, NOPE_RP, RP2
+from support import error_texts_support as support
+from support.error_texts_support import HUGE, INV, INV2, NOPE, NOPE_404, NOPE_RP, RP2
 
 CASES, c = support.cases()
 

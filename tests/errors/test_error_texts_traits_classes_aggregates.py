@@ -1,7 +1,7 @@
 """Error texts of traits, resource classes and provider aggregates
 (the world and the check: error_texts_support.py)."""
-import error_texts_support as support
-from error_texts_support import AGG, HUGE, MEDIA_TYPE_NONE, NOPE_RP, RPU
+from support import error_texts_support as support
+from support.error_texts_support import AGG, HUGE, MEDIA_TYPE_NONE, NOPE_RP, RPU
 
 CASES, c = support.cases()
 

@@ -90,23 +90,23 @@ def _assert_never_reaches(start, forbidden):
 
 # What the object layer stands on, or what stands beside it.
 BELOW_OBJECTS = sorted({
-    'placement.db', 'placement.query', 'placement.query_filters',
-    'placement.negotiation',
-    'placement.uuids', 'placement.timestamps', 'placement.gc_pause',
-    'placement.validation', 'placement.responses',
+    'placement.data.db', 'placement.candidates.query', 'placement.candidates.query_filters',
+    'placement.web.negotiation',
+    'placement.data.uuids', 'placement.data.timestamps', 'placement.web.gc_pause',
+    'placement.web.validation', 'placement.web.responses',
     'placement.handlers.base',
     # Another engineer may split metrics.py: every metrics module.
     *(_module_name(path) for path in PACKAGE.glob('metrics*.py'))})
 # Standard library only: usable by parsers, schemas and objects alike.
-STANDALONE = ['placement.uuids', 'placement.timestamps',
-              'placement.gc_pause']
+STANDALONE = ['placement.data.uuids', 'placement.data.timestamps',
+              'placement.web.gc_pause']
 OBJECTS = sorted(name for name in MODULES
                  if name.startswith('placement.objects'))
 
 
 def test_the_modules_named_here_exist():
     assert set(BELOW_OBJECTS + STANDALONE) <= set(MODULES)
-    assert any(name.startswith('placement.metrics') for name in BELOW_OBJECTS)
+    assert any(name.startswith('placement.metrics.metrics') for name in BELOW_OBJECTS)
 
 
 @pytest.mark.parametrize('name', BELOW_OBJECTS)
@@ -125,8 +125,8 @@ def test_objects_never_import_the_handlers(name):
     _assert_never_reaches(name, ['placement.handlers'])
 
 
-@pytest.mark.parametrize('name', ['placement.query',
-                                  'placement.query_filters'])
+@pytest.mark.parametrize('name', ['placement.candidates.query',
+                                  'placement.candidates.query_filters'])
 def test_query_parsing_needs_no_schema_validator(name):
     """The query parsers are pure parsing: no jsonschema, no webob of
     their own (their errors are errors.py's)."""
@@ -134,7 +134,7 @@ def test_query_parsing_needs_no_schema_validator(name):
     assert 'webob' not in _imports(name)
 
 
-@pytest.mark.parametrize('name', ['placement.deploy', 'placement.wsgi',
+@pytest.mark.parametrize('name', ['placement.web.deploy', 'placement.wsgi',
                                   'placement.cmd.api'])
 def test_production_never_imports_the_testing_package(name):
-    _assert_never_reaches(name, ['placement.testing'])
+    _assert_never_reaches(name, ['testsupport'])

@@ -1,10 +1,10 @@
-"""placement/testing/ports.py: the free loopback ports the test, bench
+"""testsupport/ports.py: the free loopback ports the test, bench
 and example servers are started on skip those something listens on."""
 import socket
 
 import pytest
 
-from placement.testing import ports
+from testsupport import ports
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
-import helpers
-from placement import conf as placement_conf
-from placement import db
-from placement import migration
+from support import helpers
+from placement.config import conf as placement_conf
+from placement.data import db
+from placement.data import migration
 
 API = os.path.join(os.path.dirname(sys.executable), 'placement-api')
 

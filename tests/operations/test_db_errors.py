@@ -8,9 +8,9 @@ import uuid
 import pytest
 import sqlalchemy as sa
 
-from placement import db
 from placement import errors
-from placement import tables
+from placement.data import db
+from placement.data import tables
 
 
 WORDLESS = 'no words here'

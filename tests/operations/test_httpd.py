@@ -22,7 +22,7 @@ import uuid
 import httpx
 import pytest
 
-import helpers
+from support import helpers
 import placement
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

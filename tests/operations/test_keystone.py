@@ -23,9 +23,9 @@ import uuid
 import httpx
 import pytest
 
-import browser_support
-from browser_support import By
-import helpers
+from support import browser_support
+from support.browser_support import By
+from support import helpers
 
 KEYSTONE_VENV = os.environ.get(
     'PLACEMENT_TEST_KEYSTONE_VENV',

@@ -18,11 +18,11 @@ import pytest
 import sqlalchemy as sa
 import webob
 
-import helpers
-from placement import conf as placement_conf
-from placement import db
-from placement import deploy
+from support import helpers
+from placement.config import conf as placement_conf
+from placement.data import db
 from placement.objects import bootstrap
+from placement.web import deploy
 
 ACCESS_LINE = re.compile(
     r' INFO placement\.access (?P<remote>\S+) "(?P<method>[A-Z]+) '

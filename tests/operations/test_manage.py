@@ -9,9 +9,9 @@ import os_traits
 import pytest
 import sqlalchemy as sa
 
-import helpers
-from placement import migration
-from placement import tables
+from support import helpers
+from placement.data import migration
+from placement.data import tables
 
 BIN = os.path.dirname(sys.executable)
 HEAD = migration.head()

@@ -12,14 +12,14 @@ import time
 import httpx
 import pytest
 
-import helpers
-from helpers import make_provider
-from helpers import new_uuid
-from helpers import put
-from helpers import scrape
-from helpers import value
+from support import helpers
+from support.helpers import make_provider
+from support.helpers import new_uuid
+from support.helpers import put
+from support.helpers import scrape
+from support.helpers import value
 from placement import errors
-from placement import metrics
+from placement.metrics import metrics
 
 
 def start_server(database, metrics_options):
@@ -313,7 +313,7 @@ def test_threads_in_one_worker_count_exactly(tmp_path):
     script = textwrap.dedent('''
         import os, sys, threading
         os.environ['PROMETHEUS_MULTIPROC_DIR'] = sys.argv[1]
-        from placement import metrics
+        from placement.metrics import metrics
         from prometheus_client import CollectorRegistry, multiprocess
         m = metrics.configure()
 

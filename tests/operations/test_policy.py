@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from placement import conf as placement_conf
-from placement import context
-from placement import policy
+from placement.config import conf as placement_conf
+from placement.config import context
+from placement.config import policy
 
 RULE = 'placement:resource_providers:list'
 

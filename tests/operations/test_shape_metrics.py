@@ -10,8 +10,8 @@ import time
 import httpx
 import pytest
 
-import helpers
-from helpers import SHARING, scrape, value
+from support import helpers
+from support.helpers import SHARING, scrape, value
 
 API = os.path.join(os.path.dirname(sys.executable), 'placement-api')
 AVX2 = 'HW_CPU_X86_AVX2'

@@ -6,7 +6,7 @@ import sys
 
 import httpx
 
-import helpers
+from support import helpers
 
 WORKERS = 4
 

@@ -20,12 +20,12 @@ import psutil
 import pytest
 
 from placement.cmd import api
-from placement import gc_pause
+from placement.web import gc_pause
 
-import helpers
-import stress_check
-import stress_load
-import stress_setup
+from support import helpers
+from support import stress_check
+from support import stress_load
+from support import stress_setup
 
 REQUEST_TIMEOUT = 3
 # More stalled connections than the worker has threads.

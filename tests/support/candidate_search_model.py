@@ -4,7 +4,7 @@ for a request on it (the filters SQL applies are modelled here), and a
 brute-force enumerator of its candidates that works from the model alone."""
 import itertools
 
-from placement import candidate_search as cs
+from placement.candidates import candidate_search as cs
 
 
 # -- the model ----------------------------------------------------------------

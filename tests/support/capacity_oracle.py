@@ -2,8 +2,8 @@
 tests hold them to: what a scheduler does, GET /allocation_candidates
 and PUT /allocations with the first candidate, again until there is
 none."""
-import helpers
-from helpers import SHARING
+from support import helpers
+from support.helpers import SHARING
 
 PATH = '/capacity'
 

@@ -1,7 +1,7 @@
 """Shared by the test_concurrency_*.py modules."""
 import pytest
 
-import helpers
+from support import helpers
 
 
 def backends():

@@ -1,6 +1,6 @@
 """What the test_console_*.py modules share: a server on SQLite seeded with
 a small cloud (``Cloud``, ``seed``), its admin client, a browser
-(tests/browser_support.py), and helpers to read pages and the API.
+(tests/support/browser_support.py), and helpers to read pages and the API.
 
 PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves a screenshot of each page.
 """
@@ -12,9 +12,9 @@ import uuid
 import httpx
 import pytest
 
-from browser_support import By, chromium
-import helpers
-from helpers import ADMIN_HEADERS, Server, write_config
+from support.browser_support import By, chromium
+from support import helpers
+from support.helpers import ADMIN_HEADERS, Server, write_config
 
 SCREENSHOTS = os.environ.get('PLACEMENT_CONSOLE_SCREENSHOTS')
 XSS_NAME = ('<script>window.__xss = 1</script>'

@@ -23,7 +23,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-import helpers
+from support import helpers
 
 # The loopback ports this project's multi-node tests use.
 PORT_RANGE = (20600, 20799)

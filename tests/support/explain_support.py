@@ -1,5 +1,5 @@
 """Requests and readings shared by the test_explain_*.py modules."""
-import helpers
+from support import helpers
 
 PATH = '/allocation_candidates/explain'
 

@@ -11,9 +11,9 @@ import time
 
 import sqlalchemy as sa
 
-from placement.testing import ports as ports_mod
+from testsupport import ports as ports_mod
 
-import db_servers
+from support import db_servers
 
 GALERA_PROVIDER = '/usr/lib/galera/libgalera_smm.so'
 

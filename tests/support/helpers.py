@@ -16,7 +16,7 @@ import httpx
 from prometheus_client import parser
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 
 BACKENDS = ['sqlite']
 if os.environ.get('PLACEMENT_TEST_MYSQL_URL'):

@@ -2,13 +2,13 @@
 
 conftest.py calls ``check(response)`` for every response any httpx client
 in the tests receives; the checking itself is the service's own
-(``placement.testing.openapi_check``, also the
+(``testsupport.openapi_check``, also the
 ``PLACEMENT_VALIDATE_RESPONSES`` middleware), so the tests and the
 conformance runs hold the service to one reading of the document.
 """
 import urllib.parse
 
-from placement.testing import openapi_check
+from testsupport import openapi_check
 
 Mismatch = openapi_check.Mismatch
 

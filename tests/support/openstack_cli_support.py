@@ -18,7 +18,7 @@ from unittest import mock
 
 import pytest
 
-import helpers
+from support import helpers
 
 # Each module sets ``pytestmark = support.pytestmark``: without the CLI its
 # tests skip and say why.

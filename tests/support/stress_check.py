@@ -6,8 +6,8 @@ import dataclasses
 
 import sqlalchemy as sa
 
-from placement import tables
-from stress_load import EMPTY
+from placement.data import tables
+from support.stress_load import EMPTY
 
 
 @dataclasses.dataclass

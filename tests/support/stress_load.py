@@ -11,7 +11,7 @@ import uuid
 
 import httpx
 
-from stress_setup import HEADERS, PROJECT, USER, clear_error
+from support.stress_setup import HEADERS, PROJECT, USER, clear_error
 
 # A consumer without allocations; states are sorted (provider, class, used)
 # tuples so that a duplicated allocation row shows up as a difference.

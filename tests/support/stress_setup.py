@@ -13,7 +13,7 @@ import uuid
 
 import sqlalchemy as sa
 
-import helpers
+from support import helpers
 
 VERSION = 'placement 1.39'
 HEADERS = dict(helpers.ADMIN_HEADERS, **{'openstack-api-version': VERSION})

@@ -1,7 +1,7 @@
 """An upstream placement database built from the schema dump of one
 (shared/reference/upstream-schema-sqlite.sql; translated for MariaDB and
 PostgreSQL), stamped with upstream's head revision and given the standard
-rows and a little data, the way upstream leaves it (tests/test_dropin.py).
+rows and a little data, the way upstream leaves it (tests/operations/test_dropin.py).
 """
 import os
 import re
