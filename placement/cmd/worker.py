@@ -23,8 +23,8 @@ resets every one still queued.  A client that connected meanwhile would
 see its request fail instead of being served or refused.
 
 This uses the internals of gunicorn 27's ThreadWorker (``enqueue_req``,
-``murder_keepalived``, the connection's parser); tests/operations/test_worker_model.py
-fails if a gunicorn release changes them.
+``murder_keepalived``, the connection's parser);
+tests/operations/test_worker_model.py fails if a gunicorn release changes them.
 """
 import re
 import select

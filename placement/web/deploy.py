@@ -21,7 +21,9 @@ from placement.web import router
 
 # Test and conformance runs set this to 1: every answer is then checked
 # against the OpenAPI document by a middleware loaded only then (it
-# buffers every body, so production never imports it).
+# buffers every body, so production never imports it).  It lives in the
+# checkout's testsupport/, which is never installed: tools/ensure-venv
+# puts the checkout on the venv's path.
 VALIDATE_RESPONSES = 'PLACEMENT_VALIDATE_RESPONSES'
 RESPONSE_VALIDATOR = 'testsupport.openapi_check'
 

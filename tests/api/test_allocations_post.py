@@ -1,8 +1,8 @@
 """POST /allocations over real HTTP: a move between consumers is all or
 nothing, each consumer is named once, and a write of more consumers than
 one IN list of the server holds."""
-from support.helpers import (body, error, generation, make_provider, new_uuid, put,
-                     version)
+from support.helpers import (body, error, generation, make_provider, new_uuid,
+                             put, version)
 
 
 def test_post_moves_atomically(client):

@@ -6,8 +6,8 @@ import concurrent.futures
 import httpx
 import sqlalchemy as sa
 
-from support.helpers import (PROJECT, USER, body, error, generation, make_provider,
-                     new_uuid, put, version)
+from support.helpers import (PROJECT, USER, body, error, generation,
+                             make_provider, new_uuid, put, version)
 
 INCOMPLETE = '00000000-0000-0000-0000-000000000000'
 

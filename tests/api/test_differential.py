@@ -14,10 +14,10 @@ import os
 import pytest
 import sqlalchemy as sa
 
+import support
 from support import helpers
 
-_PATH = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'tools',
-                     'differential.py')
+_PATH = support.REPO / 'tools' / 'differential.py'
 _spec = importlib.util.spec_from_file_location('differential', _PATH)
 differential = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(differential)

@@ -1,6 +1,5 @@
 """The microversion registry and what is derived from it (no server)."""
 import os
-import pathlib
 import re
 
 import pytest
@@ -16,8 +15,9 @@ from placement.schemas import resource_provider
 from placement.schemas import usage
 from placement.web import environ_keys
 from placement.web import negotiation
+import support
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = support.REPO
 CHOICES = {
     'aggregate.SET_AGGREGATES': aggregate.SET_AGGREGATES,
     'allocation.PUT': allocation.PUT,

@@ -8,7 +8,8 @@ import pytest
 import sqlalchemy as sa
 
 from support.helpers import allocate, error, version
-from support.resource_providers_support import create, listed, put_inventory, show
+from support.resource_providers_support import (create, listed, put_inventory,
+                                                show)
 from support import stress_setup
 from placement.data import tables
 

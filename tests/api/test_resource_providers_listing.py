@@ -9,7 +9,8 @@ import pytest
 import webob
 
 from support.helpers import allocate, error, version
-from support.resource_providers_support import create, listed, put_inventory, show
+from support.resource_providers_support import (create, listed, put_inventory,
+                                                show)
 from placement import microversions
 from placement.handlers import resource_provider as handler
 from placement.objects import resource_provider as rp_obj

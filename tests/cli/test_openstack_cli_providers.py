@@ -5,7 +5,8 @@ import json
 import uuid
 
 from support import openstack_cli_support as support
-from support.openstack_cli_support import by_class, fails, new_provider, run_cli
+from support.openstack_cli_support import (by_class, fails, new_provider,
+                                           run_cli)
 
 
 pytestmark = support.pytestmark

@@ -14,8 +14,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'bench'))
+import support
+
+sys.path.insert(0, str(support.REPO / 'bench'))
 import swap_audit  # noqa: E402
 import swap_bench  # noqa: E402
 

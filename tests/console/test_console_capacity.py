@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from support.browser_support import (By, assert_clean_log, chromium, open_page,
-                             wait_state)
+                                     wait_state)
 from support import console_support
 from support import helpers
 

@@ -9,7 +9,7 @@ import tempfile
 import httpx
 
 from support.browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
-                             open_page, wait_state)
+                                     open_page, wait_state)
 from support import console_support as support
 from support.console_support import screenshot, text_of
 from support.helpers import ADMIN_HEADERS, Server, write_config

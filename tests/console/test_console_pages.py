@@ -12,7 +12,8 @@ import uuid
 import sqlalchemy as sa
 
 from support.browser_support import (WAIT, By, WebDriverWait, assert_clean_log,
-                             chromium, need_browser, open_page, wait_state)
+                                     chromium, need_browser, open_page,
+                                     wait_state)
 from support import console_support as support
 from support.console_support import AGG, rest_usage, screenshot, text_of
 from support import helpers

@@ -8,8 +8,9 @@ import tempfile
 
 import httpx
 
+from placement import console
 from support.browser_support import (By, assert_clean_log, chromium, open_page,
-                             wait_state)
+                                     wait_state)
 from support import console_support as support
 from support.console_support import XSS_NAME, screenshot
 from support import helpers
@@ -55,8 +56,7 @@ def test_files_are_public_and_strict(server, client):
 
 def test_no_script_sets_html():
     """Everything from the API goes in as text: no markup sinks at all."""
-    static = os.path.join(os.path.dirname(__file__), '..', 'placement',
-                          'console', 'static')
+    static = console.STATIC_DIR
     for name in os.listdir(static):
         if name.endswith('.js'):
             with open(os.path.join(static, name)) as f:

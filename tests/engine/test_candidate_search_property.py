@@ -1,5 +1,5 @@
-"""The candidate combiner (placement/candidates/candidate_search.py) in-process on
-random small worlds.
+"""The candidate combiner (placement/candidates/candidate_search.py)
+in-process on random small worlds.
 
 The property test draws a tiny model of providers (trees, inventories,
 traits, aggregates, sharing providers) and of requests (granular groups
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from placement.candidates import candidate_search as cs
 
-from support.candidate_search_model import (World, brute_force, canonical, once,
-                                    reader_values)
+from support.candidate_search_model import (World, brute_force, canonical,
+                                            once, reader_values)
 
 RCS = (1, 2)
 TRAITS = ('A', 'B', 'C')

@@ -1,6 +1,7 @@
-"""The candidate combiner (placement/candidates/candidate_search.py) in-process on
-hand-built trees: every assignment of identical groups once, and wide
-requests answered (or refused) fast however many orderings they allow."""
+"""The candidate combiner (placement/candidates/candidate_search.py)
+in-process on hand-built trees: every assignment of identical groups once,
+and wide requests answered (or refused) fast however many orderings they
+allow."""
 import itertools
 import time
 

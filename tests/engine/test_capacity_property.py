@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from support import capacity_oracle as oracle
 from support.random_clouds import (TRAITS, group_st, inventory_st, over_http,
-                           provider_st)
+                                   provider_st)
 
 
 def _query(world, groups, unsuffixed, isolate, member_of, traits):

@@ -6,8 +6,8 @@ import pytest
 
 from support import bad_input_support as support
 from support.bad_input_support import (ALLOC, CONSUMER, Case, HUGE, INT32_OVER,
-                               NEW_CONSUMER, PROJECT, RP, RPS, UNKNOWN, USER,
-                               allocation_body, inventory_put)
+                                       NEW_CONSUMER, PROJECT, RP, RPS, UNKNOWN,
+                                       USER, allocation_body, inventory_put)
 
 CASES = {
     # -- PUT /allocations/{consumer} ------------------------------------

@@ -7,9 +7,10 @@ import pytest
 from placement import microversions
 
 from support import bad_input_support as support
-from support.bad_input_support import (ALLOC, CLASS, CONSUMER, INV, RP, RP2, RPS,
-                               RP_URL, SERVICE, UNKNOWN, allocation_body,
-                               assert_error_document, inventory_put)
+from support.bad_input_support import (ALLOC, CLASS, CONSUMER, INV, RP, RP2,
+                                       RPS, RP_URL, SERVICE, UNKNOWN,
+                                       allocation_body, assert_error_document,
+                                       inventory_put)
 
 # The seeded world, built once for this module.
 seeded = support.seeded

@@ -4,8 +4,9 @@ document; amounts and limits beyond any column are no error
 import pytest
 
 from support import bad_input_support as support
-from support.bad_input_support import (AC, Case, HUGE, INT32_OVER, INT64_OVER, RP, RP2,
-                               RPS, TRAIT, log_mark, log_since)
+from support.bad_input_support import (AC, Case, HUGE, INT32_OVER, INT64_OVER,
+                                       RP, RP2, RPS, TRAIT, log_mark,
+                                       log_since)
 
 CASES = {
     # -- GET /allocation_candidates -------------------------------------

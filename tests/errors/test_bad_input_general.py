@@ -7,10 +7,10 @@ from placement import microversions
 
 from support import bad_input_support as support
 from support.bad_input_support import (AC, ALLOC, CLASS, CONSUMER, Case, INV,
-                               NEW_CONSUMER, PROJECT, RP, RPS, RP_URL, SERVICE,
-                               TRAIT, UNKNOWN, allocation_body,
-                               assert_error_document, log_mark, log_since,
-                               version_of)
+                                       NEW_CONSUMER, PROJECT, RP, RPS, RP_URL,
+                                       SERVICE, TRAIT, UNKNOWN,
+                                       allocation_body, assert_error_document,
+                                       log_mark, log_since, version_of)
 
 CASES = {
     # -- microversion header --------------------------------------------

@@ -3,8 +3,8 @@
 import pytest
 
 from support import bad_input_support as support
-from support.bad_input_support import (Case, HUGE, INT32_OVER, INT64_OVER, INV, RPS,
-                               UNKNOWN, inventory_put)
+from support.bad_input_support import (Case, HUGE, INT32_OVER, INT64_OVER, INV,
+                                       RPS, UNKNOWN, inventory_put)
 
 CASES = {
     # -- inventories ----------------------------------------------------

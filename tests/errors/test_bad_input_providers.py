@@ -3,8 +3,8 @@ document (helpers: bad_input_support.py)."""
 import pytest
 
 from support import bad_input_support as support
-from support.bad_input_support import (Case, INT64_OVER, RP, RP2, RPS, RP_URL, TRAIT,
-                               UNKNOWN)
+from support.bad_input_support import (Case, INT64_OVER, RP, RP2, RPS, RP_URL,
+                                       TRAIT, UNKNOWN)
 
 CASES = {
     # -- POST /resource_providers ---------------------------------------

@@ -20,7 +20,7 @@ from placement.web import middleware
 
 from support import bad_input_support as support
 from support.bad_input_support import (AC, CONSUMER, NEW_CONSUMER, RPS,
-                               allocation_body, assert_error_document)
+                                       allocation_body, assert_error_document)
 
 # The seeded world, built once for this module.
 seeded = support.seeded

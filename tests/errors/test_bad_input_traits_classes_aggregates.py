@@ -3,8 +3,8 @@ error document (helpers: bad_input_support.py)."""
 import pytest
 
 from support import bad_input_support as support
-from support.bad_input_support import (CLASS, Case, HUGE, INT64_OVER, RPS, RP_URL,
-                               TRAIT, UNKNOWN)
+from support.bad_input_support import (CLASS, Case, HUGE, INT64_OVER, RPS,
+                                       RP_URL, TRAIT, UNKNOWN)
 
 CASES = {
     # -- aggregates -----------------------------------------------------

@@ -1,8 +1,8 @@
 """Error texts of allocations and of POST /reshaper (the world and
 the check: error_texts_support.py)."""
 from support import error_texts_support as support
-from support.error_texts_support import (C1, NOPE, NOPE_RP, RP, SVC, alloc, new_alloc,
-                                 new_consumer)
+from support.error_texts_support import (C1, NOPE, NOPE_RP, RP, SVC, alloc,
+                                         new_alloc, new_consumer)
 
 CASES, c = support.cases()
 

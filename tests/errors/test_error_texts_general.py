@@ -2,7 +2,8 @@
 and methods, media types, malformed JSON, tokens, and GET /summary
 (the world and the check: error_texts_support.py)."""
 from support import error_texts_support as support
-from support.error_texts_support import MEDIA_TYPE_NONE, NOPE_404, NOPE_RP, RPU, SVC
+from support.error_texts_support import (MEDIA_TYPE_NONE, NOPE_404, NOPE_RP,
+                                         RPU, SVC)
 
 CASES, c = support.cases()
 

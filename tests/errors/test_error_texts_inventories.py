@@ -1,7 +1,8 @@
 """Error texts of provider inventories and of usages (the world and
 the check: error_texts_support.py)."""
 from support import error_texts_support as support
-from support.error_texts_support import HUGE, INV, INV2, NOPE, NOPE_404, NOPE_RP, RP2
+from support.error_texts_support import (HUGE, INV, INV2, NOPE, NOPE_404,
+                                         NOPE_RP, RP2)
 
 CASES, c = support.cases()
 

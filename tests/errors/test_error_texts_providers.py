@@ -1,8 +1,8 @@
 """Error texts of listing, showing, creating, updating and deleting
 resource providers (the world and the check: error_texts_support.py)."""
 from support import error_texts_support as support
-from support.error_texts_support import (AGG, AGG_UUIDS, CHU, GC, NOPE, NOPE_404,
-                                 NOPE_RP, RP, RP2, RP2U, RPU)
+from support.error_texts_support import (AGG, AGG_UUIDS, CHU, GC, NOPE,
+                                         NOPE_404, NOPE_RP, RP, RP2, RP2U, RPU)
 
 CASES, c = support.cases()
 

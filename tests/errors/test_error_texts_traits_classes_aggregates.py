@@ -1,7 +1,8 @@
 """Error texts of traits, resource classes and provider aggregates
 (the world and the check: error_texts_support.py)."""
 from support import error_texts_support as support
-from support.error_texts_support import AGG, HUGE, MEDIA_TYPE_NONE, NOPE_RP, RPU
+from support.error_texts_support import (AGG, HUGE, MEDIA_TYPE_NONE, NOPE_RP,
+                                         RPU)
 
 CASES, c = support.cases()
 

@@ -1,8 +1,9 @@
 """Drop-in replacement: a database that upstream placement created and
 migrated to its head is used as it is.
 
-The database is built as upstream leaves it (tests/support/upstream_db.py).  Then
-``placement-manage db sync`` must change nothing in the schema, and the
+The database is built as upstream leaves it
+(tests/support/upstream_db.py).  Then ``placement-manage db sync`` must
+change nothing in the schema, and the
 service must start on the database and serve the data.
 """
 import datetime
@@ -20,7 +21,7 @@ from support import helpers
 from placement.data import migration
 from support import upstream_db
 from support.upstream_db import (AGGREGATE_UUID, CONSUMER_UUID, PROJECT_ID,
-                         RP_UUID, TRAIT, USER_ID)
+                                 RP_UUID, TRAIT, USER_ID)
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists(upstream_db.SCHEMA_DUMP),

@@ -22,10 +22,11 @@ import uuid
 import httpx
 import pytest
 
-from support import helpers
 import placement
+import support
+from support import helpers
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = str(support.REPO)
 VHOST_CONF = os.path.join(ROOT, 'apache', 'placement-api.conf')
 PREFIXES = ['', '/placement']
 

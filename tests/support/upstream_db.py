@@ -1,7 +1,8 @@
 """An upstream placement database built from the schema dump of one
 (shared/reference/upstream-schema-sqlite.sql; translated for MariaDB and
 PostgreSQL), stamped with upstream's head revision and given the standard
-rows and a little data, the way upstream leaves it (tests/operations/test_dropin.py).
+rows and a little data, the way upstream leaves it
+(tests/operations/test_dropin.py).
 """
 import os
 import re
@@ -11,7 +12,9 @@ import os_resource_classes
 import os_traits
 import sqlalchemy as sa
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import support
+
+ROOT = str(support.REPO)
 # A checkout without ../shared beside it (a git worktree) names the dump.
 SCHEMA_DUMP = os.environ.get('PLACEMENT_UPSTREAM_SCHEMA', os.path.join(
     ROOT, '..', 'shared', 'reference', 'upstream-schema-sqlite.sql'))
