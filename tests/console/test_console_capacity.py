@@ -1,6 +1,6 @@
 """The console's Capacity page in Debian's headless chromium
 (tests/support/browser_support.py): its figures are POST /capacity's for the
-same shapes.  SQLite only, as the other tests/test_console_*.py: the
+same shapes.  SQLite only, as the other tests/console/test_console_*.py: the
 page is a client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
 screenshot."""
 import shutil
