@@ -1,7 +1,6 @@
 """Database errors are told apart by the codes the drivers report, not by
 their messages: real errors raised by real databases, with messages that
 say nothing, are retried (a lost race) or answered 503 (no database)."""
-import pathlib
 import sqlite3
 import uuid
 
@@ -11,6 +10,7 @@ import sqlalchemy as sa
 from placement import errors
 from placement.data import db
 from placement.data import tables
+import support
 
 
 WORDLESS = 'no words here'
@@ -106,9 +106,9 @@ def test_requests_go_through_the_retry_loop():
     """Request handlers (and the metrics scrape) never open a bare
     transaction: they read and write through Database.read/write, which
     retry."""
-    package = pathlib.Path(db.__file__).parent
+    package = support.REPO / 'placement'
     sources = [*package.joinpath('handlers').glob('*.py'),
-               package / 'metrics.py']
+               *package.joinpath('metrics').glob('*.py')]
     bare = [path.name for path in sources
             if '.reader()' in path.read_text()
             or '.writer()' in path.read_text()]
