@@ -19,7 +19,9 @@ import sys
 import sysconfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests'))
+# tests/ for its support package, tests/operations/ for test_httpd.
+sys.path[:0] = [os.path.join(os.path.dirname(HERE), 'tests'),
+                os.path.join(os.path.dirname(HERE), 'tests', 'operations')]
 import test_httpd  # noqa: E402
 
 
