@@ -9,9 +9,14 @@ Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` (or
 start, so that they do not race each other migrating it.  SIGHUP reads the
 configuration (and policy) again and replaces the workers with workers
 that use it, as upstream's re-imported WSGI module does; a configuration
-that does not load is logged and the server keeps the one it has, and a
-policy file that does not load is logged and the workers keep the rules
-loaded last.
+that does not load is logged and the server keeps the one it has.
+
+The server process re-reads the policy files on change as the workers
+do, and every worker it starts (after a SIGHUP, a crash or
+``--max-requests``) begins with its rules: the last that loaded in full.
+A policy file that does not load is logged and changes nothing, in the
+server and in every worker; only at the first start does it stop the
+server.
 """
 import argparse
 import logging
@@ -22,6 +27,7 @@ import sys
 import tempfile
 
 from gunicorn.app import base as gunicorn_base
+from gunicorn import arbiter
 
 from placement.cmd import common
 from placement.cmd import http_errors
@@ -41,20 +47,33 @@ OPTIONAL_SETTINGS = ('control_socket_disable',)
 LOG = logging.getLogger(__name__)
 
 
+class _Arbiter(arbiter.Arbiter):
+    """gunicorn's server process, keeping its policy rules as current as
+    the workers': it manages the workers about once a second, and before
+    it starts one."""
+
+    def manage_workers(self):
+        self.app.enforcer.load_rules()
+        super().manage_workers()
+
+
 class _Server(gunicorn_base.BaseApplication):
 
     def __init__(self, args, prepared, options):
         self._args = args
-        self._conf, self._policy_rules = prepared
+        self._conf, self.enforcer = prepared
         self._options = options
         super().__init__()
+
+    def run(self):
+        _Arbiter(self).run()
 
     def reload(self):
         # SIGHUP, in the server process, before the new workers fork.  Any
         # error is caught: raised here it would stop the whole server.
         try:
-            self._conf, self._policy_rules = prepare(self._args,
-                                                     self._policy_rules)
+            self._conf, self.enforcer = prepare(self._args,
+                                                self.enforcer.rules)
         except Exception:
             LOG.exception('Configuration not reloaded, keeping the running '
                           'one')
@@ -65,12 +84,24 @@ class _Server(gunicorn_base.BaseApplication):
             if key in OPTIONAL_SETTINGS and key not in self.cfg.settings:
                 continue
             self.cfg.set(key, value)
+        # The settings placement.conf gives, read again on SIGHUP.
+        api_conf = self._conf.api
+        # Threads that only get requests that have fully arrived: slow or
+        # idle clients never hold one (see placement/cmd/worker.py).
+        self.cfg.set('worker_class', worker.worker_class(
+            self._args.request_timeout, api_conf.max_request_body_size))
+        # A worker that stops (SIGTERM, SIGHUP to the server, or
+        # --max-requests) first finishes the requests it holds, for up to
+        # this many seconds.
+        self.cfg.set('graceful_timeout', api_conf.graceful_timeout)
 
     def load(self):
         # Runs in each worker after the fork: its own engine and pool, but
-        # logging and the database were already prepared by main().
+        # logging and the database were already prepared by main().  The
+        # enforcer is the server's copy as of the fork: its rules, and
+        # the policy files as it last read them.
         return deploy.build_app(self._conf, db.Database(self._conf),
-                                self._policy_rules)
+                                self.enforcer)
 
 
 # Chosen by measuring the request mix of bench/mix_bench.py, see
@@ -80,7 +111,6 @@ DEFAULT_THREADS = 4
 # it can lose; stalled or idle clients use them up too (docs/operators.md).
 DEFAULT_WORKER_CONNECTIONS = 64
 DEFAULT_REQUEST_TIMEOUT = 10.0
-GRACEFUL_TIMEOUT = 10
 
 
 def default_workers():
@@ -117,8 +147,8 @@ def parse_args(argv):
 
 def prepare(args, policy_rules=None):
     """Configuration and database work done once, before forking: the
-    configuration and the policy rules in force (``policy_rules``, those
-    in force so far, stay if the policy files no longer load)."""
+    configuration and the policy enforcer (with ``policy_rules``, those
+    in force so far, if the policy files do not load)."""
     conf = placement_conf.load(config_files=args.config_file)
     deploy.setup_logging(conf)
     database = db.Database(conf)
@@ -126,13 +156,13 @@ def prepare(args, policy_rules=None):
         # Build the pipeline once here so that a bad policy file, auth
         # configuration or capacity shape stops the start with one line
         # (before the database is touched), not in every worker.
-        policy_rules = policy.make_enforcer(conf, policy_rules).rules
-        deploy.build_app(conf, database, policy_rules)
+        enforcer = policy.make_enforcer(conf, policy_rules)
+        deploy.build_app(conf, database, enforcer)
         bootstrap.prepare_database(
             database, migrate=conf.placement_database.sync_on_startup)
     finally:
         database.dispose()
-    return conf, policy_rules
+    return conf, enforcer
 
 
 def _child_exit(server, worker):
@@ -166,16 +196,9 @@ def _serve(args):
         'bind': args.bind,
         'workers': args.workers,
         'timeout': args.timeout,
-        # A worker that stops (SIGTERM, SIGHUP to the server, or
-        # --max-requests) first finishes the requests it holds, for up to
-        # this many seconds.
-        'graceful_timeout': GRACEFUL_TIMEOUT,
         'max_requests': args.max_requests,
         # So that workers started together do not all restart together.
         'max_requests_jitter': args.max_requests // 10,
-        # Threads that only get requests that have fully arrived: slow or
-        # idle clients never hold one (see placement/cmd/worker.py).
-        'worker_class': worker.worker_class(args.request_timeout),
         'threads': args.threads,
         'worker_connections': args.worker_connections,
         # The service writes its own access line per request.

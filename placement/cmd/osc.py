@@ -7,6 +7,8 @@ Both take exactly the options of ``openstack allocation candidate list``:
 the list command itself builds the query, and these commands send it to
 ``GET /allocation_candidates/explain`` or ``GET /capacity`` instead.
 """
+from cliff import columns
+from osc_lib.command import command
 from osc_placement.resources import allocation_candidate
 
 EXPLAIN_URL = allocation_candidate.BASE_URL + '/explain'
@@ -83,29 +85,48 @@ class ExplainAllocationCandidate(_ListQuery):
         return ('group', 'check', 'removed', 'remaining'), rows
 
 
-class ShowCapacity(_ListQuery):
+class _Entries(columns.FormattableColumn):
+    """A mapping or a list of objects of an answer: as the answer gives
+    it in json and yaml, one line of ``key=value`` per object in a
+    table."""
+
+    def human_readable(self):
+        entries = self._value if isinstance(self._value, list) else [
+            self._value]
+        return '\n'.join(_line(entry) for entry in entries)
+
+    def machine_readable(self):
+        return self._value
+
+
+def _line(entry):
+    if not isinstance(entry, dict):
+        return str(entry)
+    return ', '.join(
+        '%s=%s' % (key, ','.join(map(str, value))
+                   if isinstance(value, list) else value)
+        for key, value in entry.items())
+
+
+# ShowOne first: the answer is one object (its output formats win over the
+# list command's, which only lends its query options).
+class ShowCapacity(command.ShowOne, _ListQuery):
     """Count how many more instances of a shape fit, and where.
 
     Takes the options of ``openstack allocation candidate list`` (the
-    shape: what the scheduler asks for one instance) and lists the root
-    providers that can take some, most first, with the classes that run
-    out first; ``--limit`` cuts the list, not the count.  The table view
-    starts with the total, the count per aggregate (an availability zone
-    is one) and the free space the shape cannot use.  Needs the
-    ``placement:capacity`` policy (admin by default).
+    shape: what the scheduler asks for one instance) and shows the answer
+    of ``GET /capacity``: the total (``fits``), the root providers that
+    can take some, most first, with the classes that run out first, the
+    count per aggregate (an availability zone is one) and the free space
+    the shape cannot use (``stranded``), in every output format
+    (``-f value -c fits`` prints the total alone); ``--limit`` cuts the
+    providers listed, not the count.  Needs the ``placement:capacity``
+    policy (admin by default).
     """
 
     def take_action(self, parsed_args):
         body = self._send(parsed_args, CAPACITY_URL)
-        if parsed_args.formatter == 'table':
-            lines = ['Fits: %d' % body['fits']]
-            lines += ['Aggregate %s: %d' % (aggregate['uuid'],
-                                            aggregate['fits'])
-                      for aggregate in body['aggregates']]
-            lines.append('Stranded: ' + ', '.join(
-                '%s=%d' % item for item in sorted(body['stranded'].items())))
-            self.app.stdout.write('\n'.join(lines) + '\n')
-        return ('uuid', 'name', 'fits', 'limited by'), [
-            (provider['uuid'], provider['name'], provider['fits'],
-             ','.join(provider['limited_by']))
-            for provider in body['providers']]
+        # Every field of the answer, so that new ones show up too.
+        return tuple(body), tuple(
+            _Entries(value) if isinstance(value, (dict, list)) else value
+            for value in body.values())

@@ -73,9 +73,8 @@ def check_incomplete_consumers(conf, engine):
 def check_policy(conf, engine):
     try:
         enforcer = policy.make_enforcer(conf)
-    except Exception as exc:  # noqa: BLE001 - any parse error is the answer
-        return Result(FAILURE, 'policy file %s cannot be loaded: %s' % (
-            conf.oslo_policy.policy_file, common.error_line(exc)))
+    except policy.PolicyFileError as exc:
+        return Result(FAILURE, str(exc))
     if not enforcer.policy_path:
         return Result(SUCCESS, 'no policy file; the built-in defaults apply')
     unknown = sorted(set(enforcer.file_rules) - set(enforcer.registered_rules))

@@ -15,6 +15,16 @@ A request that has not arrived within ``request_read_timeout`` seconds is
 dropped.  Idle kept-alive connections are gunicorn's own business
 (``keepalive``).
 
+A request answered before its body was read (a 413 for a body over
+``[api] max_request_body_size``, or any answer that did not need the
+body) leaves the rest of the body on its way.  Closing the connection then
+would make the kernel reset it, and a client that writes its whole body
+before it reads (Python's http.client, for one) would get a broken pipe
+instead of the answer waiting in its receive buffer.  So the event loop
+reads and throws away the rest of a body of up to ``DISCARDED_BODIES``
+times that limit, within ``request_read_timeout`` seconds, and then
+closes the connection; a larger body is cut off as gunicorn does.
+
 A worker that stops takes the connections already queued on the listening
 socket and then closes its copy of it at once, rather than once its last
 request is done: gunicorn only stops watching it, and the kernel keeps
@@ -23,14 +33,16 @@ resets every one still queued.  A client that connected meanwhile would
 see its request fail instead of being served or refused.
 
 This uses the internals of gunicorn 27's ThreadWorker (``enqueue_req``,
-``murder_keepalived``, the connection's parser);
-tests/operations/test_worker_model.py fails if a gunicorn release changes them.
+``murder_keepalived``, ``_keepalive_after``, ``finish_request``, the
+connection's parser); tests/operations/test_worker_model.py and
+tests/operations/test_limits.py fail if a gunicorn release changes them.
 """
 import re
 import select
 import selectors
 import time
 
+from gunicorn.http import body as gunicorn_body
 from gunicorn.workers import gthread
 
 # Bytes of request line and headers read in the event loop at most; a
@@ -41,6 +53,10 @@ MAX_HEAD = 64 * 1024
 # chunked) ones are read by the thread.
 MAX_BODY = 1024 * 1024
 READ_SIZE = 64 * 1024
+# The rest of a body answered unread is thrown away up to this many times
+# [api] max_request_body_size (the whole body), in reads of DISCARD_SIZE.
+DISCARDED_BODIES = 4
+DISCARD_SIZE = 256 * 1024
 
 _HEAD_END = re.compile(rb'\r?\n\r?\n')
 _EXPECT_CONTINUE = re.compile(rb'^expect[ \t]*:[ \t]*100-continue[ \t]*\r?$',
@@ -62,7 +78,27 @@ def _arrived(data):
             or _EXPECT_CONTINUE.search(data, 0, end.start() + 1) is not None)
 
 
+def _declared_length(request):
+    """The Content-Length of a parsed request (None without one); the
+    parser has checked that it is a number."""
+    for name, value in request.headers:
+        if name == 'CONTENT-LENGTH':
+            return int(value)
+    return None
+
+
+def _body_on_its_way(parser):
+    """Bytes of the current request's declared body that have not been
+    received yet (0 for a chunked body: its end is not known here)."""
+    body = getattr(parser.mesg, 'body', None)
+    if body is None or not isinstance(body.reader, gunicorn_body.LengthReader):
+        return 0
+    return max(0, body.reader.length
+               - parser.unreader.buf.getbuffer().nbytes)
+
+
 class _Arrival:
+    """A request still arriving: the bytes read so far."""
     __slots__ = ('data', 'deadline', 'watched')
 
     def __init__(self, deadline):
@@ -71,21 +107,36 @@ class _Arrival:
         self.watched = False
 
 
-def worker_class(request_read_timeout):
+class _Discard:
+    """The rest of a body answered unread: how many bytes are to come."""
+    __slots__ = ('left', 'deadline', 'watched')
+
+    def __init__(self, left, deadline):
+        self.left = left
+        self.deadline = deadline
+        self.watched = False
+
+
+def worker_class(request_read_timeout, max_request_body_size):
     """The worker class, dropping requests that take longer than
-    ``request_read_timeout`` seconds to arrive."""
+    ``request_read_timeout`` seconds to arrive, for an application that
+    refuses bodies over ``max_request_body_size`` bytes unread."""
     return type('BufferingThreadWorker', (BufferingThreadWorker,),
-                {'request_read_timeout': request_read_timeout})
+                {'request_read_timeout': request_read_timeout,
+                 'max_request_body_size': max_request_body_size})
 
 
 class BufferingThreadWorker(gthread.ThreadWorker):
 
     request_read_timeout = 10.0
+    max_request_body_size = 16 * 1024 * 1024
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Connections whose request is still arriving (event loop only).
-        self.arriving = {}
+        # Connections read by the event loop: an _Arrival or a _Discard
+        # each (event loop only).
+        self.reading = {}
+        self.discard_buffer = bytearray(DISCARD_SIZE)
 
     def enqueue_req(self, conn):
         pending = (conn.parser is not None
@@ -95,13 +146,13 @@ class BufferingThreadWorker(gthread.ThreadWorker):
             # (a pipelined request) need no socket read.
             super().enqueue_req(conn)
             return
-        self.arriving[conn] = _Arrival(
+        self.reading[conn] = _Arrival(
             time.monotonic() + self.request_read_timeout)
         conn.sock.setblocking(False)
         self._read(conn)
 
     def _read(self, conn, _sock=None):
-        arrival = self.arriving[conn]
+        arrival = self.reading[conn]
         try:
             data = conn.sock.recv(READ_SIZE)
         except (BlockingIOError, InterruptedError):
@@ -117,16 +168,19 @@ class BufferingThreadWorker(gthread.ThreadWorker):
             if _arrived(arrival.data):
                 self._hand_over(conn)
                 return
-        if not arrival.watched:
+        self._watch(conn, arrival, self._read)
+
+    def _watch(self, conn, reading, read):
+        if not reading.watched:
             self.poller.register(conn.sock, selectors.EVENT_READ,
-                                 lambda sock: self._read(conn, sock))
-            arrival.watched = True
+                                 lambda sock: read(conn, sock))
+            reading.watched = True
 
     def _forget(self, conn):
-        arrival = self.arriving.pop(conn)
-        if arrival.watched:
+        reading = self.reading.pop(conn)
+        if reading.watched:
             self.poller.unregister(conn.sock)
-        return arrival
+        return reading
 
     def _hand_over(self, conn):
         arrival = self._forget(conn)
@@ -138,6 +192,55 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         self._forget(conn)
         self.nr_conns -= 1
         conn.close()
+
+    def handle_request(self, req, conn):
+        # A thread.  The application refuses such a body without reading
+        # it: the connection cannot serve another request, and the answer
+        # says so.
+        length = _declared_length(req)
+        if length is not None and length > self.max_request_body_size:
+            req.must_close = True
+        return super().handle_request(req, conn)
+
+    def _keepalive_after(self, conn, keepalive):
+        # A thread, once the answer is sent.  A body gunicorn gave up on
+        # (it drains a little in the thread) is left to the event loop.
+        if super()._keepalive_after(conn, keepalive):
+            return True
+        left = _body_on_its_way(conn.parser)
+        if (not left or self.cfg.is_ssl
+                or _declared_length(conn.parser.mesg)
+                > DISCARDED_BODIES * self.max_request_body_size):
+            return False
+        return _Discard(left, time.monotonic() + self.request_read_timeout)
+
+    def finish_request(self, conn, fs):
+        discard = (not fs.cancelled() and fs.exception() is None
+                   and fs.result())
+        if not isinstance(discard, _Discard):
+            super().finish_request(conn, fs)
+            return
+        self.reading[conn] = discard
+        conn.sock.setblocking(False)
+        self._discard(conn)
+
+    def _discard(self, conn, _sock=None):
+        discard = self.reading[conn]
+        try:
+            got = conn.sock.recv_into(self.discard_buffer,
+                                      min(discard.left, DISCARD_SIZE))
+        except (BlockingIOError, InterruptedError):
+            got = None
+        except OSError:
+            got = 0
+        if got is not None:
+            discard.left -= got
+            if got == 0 or discard.left == 0:
+                # All of it (or the client left): closing now resets
+                # nothing.
+                self._drop(conn)
+                return
+        self._watch(conn, discard, self._discard)
 
     def set_accept_enabled(self, enabled):
         if enabled or self.alive:
@@ -160,6 +263,6 @@ class BufferingThreadWorker(gthread.ThreadWorker):
     def murder_keepalived(self, force=False):
         super().murder_keepalived(force)
         now = time.monotonic()
-        for conn, arrival in list(self.arriving.items()):
-            if force or arrival.deadline <= now:
+        for conn, reading in list(self.reading.items()):
+            if force or reading.deadline <= now:
                 self._drop(conn)

@@ -14,6 +14,8 @@ from oslo_policy import opts as policy_opts
 
 DEFAULT_CONFIG_DIR = '/etc/placement'
 CONFIG_NAME = 'placement.conf'
+# Seconds a stopping worker of placement-api gives the requests it holds.
+DEFAULT_GRACEFUL_TIMEOUT = 10
 
 api_opts = [
     cfg.StrOpt('auth_strategy', default='keystone',
@@ -24,7 +26,18 @@ api_opts = [
     # 6 to 9 MB of JSON, 12 MB pretty-printed.
     cfg.IntOpt('max_request_body_size', default=16 * 1024 * 1024, min=1,
                help='Largest request body accepted, in bytes; a larger '
-                    'one is answered 413 before it is read.'),
+                    'one is answered 413 before it is read (under '
+                    'placement-api, the rest of a body of up to 4 times '
+                    'this size is then read and thrown away, so that a '
+                    'client sending all of it first still reads the '
+                    'answer).'),
+    cfg.IntOpt('graceful_timeout', default=DEFAULT_GRACEFUL_TIMEOUT,
+               min=0,
+               help='Under placement-api: seconds a worker that is told '
+                    'to stop (SIGTERM or SIGHUP to the server, '
+                    '--max-requests) lets the requests it holds finish; '
+                    'when the server stops, those still running then are '
+                    'cut off.'),
     cfg.BoolOpt('console', default=True,
                 help='Serve the read-only web console at /console/. Its '
                      'files are public; the data it shows comes from the '

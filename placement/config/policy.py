@@ -12,6 +12,8 @@ import time
 from oslo_context import context
 from oslo_policy import policy
 
+from placement.config import conf as placement_conf
+
 LOG = logging.getLogger(__name__)
 
 ADMIN_API = 'admin_api'
@@ -159,6 +161,27 @@ def list_rules():
     return BASE_RULES + API_RULES
 
 
+class PolicyFileError(placement_conf.ConfigError):
+    """A policy file that does not load, named, with what is wrong in it
+    on one line."""
+
+    def __init__(self, path, error):
+        super().__init__('the policy file %s does not load: %s'
+                         % (path, _one_line(error)))
+
+
+def _one_line(error):
+    # oslo.policy turns a YAML error into a ValueError of its text, which
+    # spans several lines and quotes the file; the YAML error itself says
+    # where.
+    cause = error.__context__
+    mark = getattr(cause, 'problem_mark', None)
+    if mark is not None:
+        return '%s at line %d, column %d' % (
+            cause.problem or cause.context, mark.line + 1, mark.column + 1)
+    return ' '.join(str(error).split()) or type(error).__name__
+
+
 class Enforcer(policy.Enforcer):
     """oslo.policy's Enforcer, looking for edits to the policy files at
     most once every ``RECHECK_SECONDS``, and keeping its decisions until
@@ -173,10 +196,10 @@ class Enforcer(policy.Enforcer):
     on the rule, the target and the caller's policy values: those few
     combinations are decided once per interval.
 
-    A policy file edited into one that does not load is logged, and the
-    rules loaded before stay: this enforcer's own, or, for a new one,
-    ``fallback`` (a worker started after the edit gets the rules its
-    server loaded last).  Without either the error is raised.
+    Rules apply only as a whole: when any policy file (``policy.d``'s
+    included) does not load, the error is logged and the rules in force
+    before stay, all of them: this enforcer's own, or, for a new one,
+    ``fallback``.  Without either, ``PolicyFileError`` is raised.
     """
 
     RECHECK_SECONDS = 1.0
@@ -194,19 +217,26 @@ class Enforcer(policy.Enforcer):
         if force_reload or now >= self._next_check:
             # Set first: threads arriving meanwhile skip rather than pile in.
             self._next_check = now + self.RECHECK_SECONDS
+            # A copy: oslo.policy changes the rules in place, file by file.
+            in_force = policy.Rules(self.rules or self._fallback or {},
+                                    self.default_rule)
             try:
                 super().load_rules(force_reload)
-            # A file that does not parse raises whatever its parser does.
-            except Exception:
-                kept = self.rules or self._fallback
-                if not kept:
+            except PolicyFileError as exc:
+                if not in_force:
                     raise
-                LOG.exception('The policy file %s does not load: the rules '
-                              'loaded before stay in force until it is '
-                              'fixed', self.policy_path)
+                LOG.error('%s; the rules in force stay until it is fixed',
+                          exc)
                 # oslo.policy re-reads the file only once it changes again.
-                self.set_rules(kept, use_conf=True)
+                self.set_rules(in_force, use_conf=True)
             self._decisions = {}
+
+    def _load_policy_file(self, path, force_reload, overwrite=True):
+        # Where oslo.policy reads and parses each policy file.
+        try:
+            return super()._load_policy_file(path, force_reload, overwrite)
+        except Exception as exc:
+            raise PolicyFileError(path, exc) from exc
 
     def authorize(self, rule, target, creds, do_raise=False, *args,
                   **kwargs):
@@ -246,7 +276,8 @@ def _decision_key(rule, target, creds):
 
 def make_enforcer(conf, fallback=None):
     """An enforcer with the rules of the configured policy files, or with
-    ``fallback`` (the rules of an earlier enforcer) if they do not load."""
+    ``fallback`` (the rules in force so far) if they do not load; without
+    ``fallback`` a file that does not load raises ``PolicyFileError``."""
     enforcer = Enforcer(conf, fallback=fallback)
     enforcer.register_defaults(list_rules())
     # Read policy.yaml now, so that a broken file stops the start-up.

@@ -39,7 +39,7 @@ def _answer(req, ctx, version, parsed, phases):
 
 
 @base.handler
-@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
+@negotiation.since(microversions.ALLOCATION_CANDIDATES)
 def explain_allocation_candidates(req):
     ctx, version, parsed = _parse(req,
                                   'placement:allocation_candidates:explain')

@@ -12,7 +12,7 @@ RULE = 'placement:capacity'
 
 
 @base.handler
-@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
+@negotiation.since(microversions.ALLOCATION_CANDIDATES)
 def show_capacity(req):
     ctx = base.context(req)
     ctx.can(RULE)
@@ -25,7 +25,7 @@ def show_capacity(req):
 
 @base.handler
 @validation.require_json_content
-@negotiation.since(microversions.ALLOCATION_CANDIDATES, extension=True)
+@negotiation.since(microversions.ALLOCATION_CANDIDATES)
 def count_shapes(req):
     ctx = base.context(req)
     ctx.can(RULE)

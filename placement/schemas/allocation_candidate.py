@@ -10,8 +10,10 @@ from placement import microversions
 from placement.schemas import base
 
 _STRING = {'type': 'string'}
-_NUMERIC_SUFFIX = '([1-9][0-9]*)?'
-_STRING_SUFFIX = '([a-zA-Z0-9_-]{1,64})?'
+# (regex, what it adds to a group key's name in words)
+_NUMERIC_SUFFIX = ('([1-9][0-9]*)?', 'plus an optional group number')
+_STRING_SUFFIX = ('([a-zA-Z0-9_-]{1,64})?', 'plus an optional group suffix')
+_LIMIT = base.Pattern('^[1-9][0-9]*$', 'a whole number of at least 1')
 
 
 def _schema(version):
@@ -20,8 +22,7 @@ def _schema(version):
     schema = {'type': 'object', 'properties': properties,
               'required': ['resources'], 'additionalProperties': False}
     if version >= microversions.CANDIDATE_LIMIT:
-        properties['limit'] = {'type': 'string',
-                               'pattern': '^[1-9][0-9]*$'}
+        properties['limit'] = {'type': 'string', 'pattern': _LIMIT}
     if version >= microversions.CANDIDATE_TRAITS:
         properties['required'] = _STRING
     if version >= microversions.CANDIDATE_MEMBER_OF:
@@ -29,15 +30,18 @@ def _schema(version):
     if version >= microversions.GRANULAR_GROUPS:
         # Group keys (suffixed or not) become patterns; resources are no
         # longer required since groups may be suffixed only.
-        suffix = (_STRING_SUFFIX if version >= microversions.STRING_SUFFIXES
-                  else _NUMERIC_SUFFIX)
+        suffix, in_words = (
+            _STRING_SUFFIX if version >= microversions.STRING_SUFFIXES
+            else _NUMERIC_SUFFIX)
         prefixes = ['resources', 'required', 'member_of']
         if version >= microversions.CANDIDATE_IN_TREE:
             prefixes.append('in_tree')
         for prefix in prefixes:
             properties.pop(prefix, None)
         schema['patternProperties'] = {
-            '^%s%s$' % (prefix, suffix): _STRING for prefix in prefixes}
+            base.Pattern('^%s%s$' % (prefix, suffix),
+                         '%s %s' % (prefix, in_words)): _STRING
+            for prefix in prefixes}
         del schema['required']
         properties['group_policy'] = {'type': 'string',
                                       'enum': ['none', 'isolate']}

@@ -10,6 +10,24 @@ import collections
 # Upper bound of integer fields, as upstream's database columns.
 MAX_INT = 2147483647
 
+
+class Pattern(str):
+    """A schema's regular expression with what it accepts in words
+    (``meaning``, a noun phrase): this service's own routes name that in
+    their errors instead of the regex.  It is the plain string to
+    everything else, so upstream's texts, which quote the schema, keep
+    every byte."""
+
+    def __new__(cls, regex, meaning):
+        pattern = super().__new__(cls, regex)
+        pattern.meaning = meaning
+        return pattern
+
+    def __getnewargs__(self):
+        # Copies (copy.deepcopy of a schema) keep the meaning.
+        return str(self), self.meaning
+
+
 UUID = {'type': 'string', 'format': 'uuid'}
 GENERATION = {'type': 'integer', 'minimum': 0}
 # {resource class: amount}

@@ -13,7 +13,9 @@ _PARAMETER = {'anyOf': [
     {'type': 'string'},
     # A parameter given more than once (member_of, required).
     {'type': 'array', 'items': {'type': 'string'}, 'minItems': 1}]}
-SHAPE_NAME = '^[^\\s/]{1,255}$'
+SHAPE_NAME = base.Pattern(
+    '^[^\\s/]{1,255}$',
+    'a name of 1 to 255 characters without whitespace or /')
 SHAPES = base.strict({'shapes': {
     'type': 'object', 'minProperties': 1, 'maxProperties': 100,
     'propertyNames': {'pattern': SHAPE_NAME},

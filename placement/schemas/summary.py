@@ -20,9 +20,10 @@ def _page_query(list_query):
     schema['properties'].update({
         'q': {'type': 'string', 'maxLength': 255},
         'sort': {'enum': _SORTS + ['-' + key for key in _SORTS]},
-        'offset': {'type': 'string', 'pattern': '^[0-9]{1,9}$'},
-        # 1 to 100.
-        'limit': {'type': 'string', 'pattern': '^([1-9][0-9]?|100)$'},
+        'offset': {'type': 'string', 'pattern': base.Pattern(
+            '^[0-9]{1,9}$', 'a whole number of up to 9 digits')},
+        'limit': {'type': 'string', 'pattern': base.Pattern(
+            '^([1-9][0-9]?|100)$', 'a whole number from 1 to 100')},
     })
     return schema
 

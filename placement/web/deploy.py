@@ -46,15 +46,17 @@ def setup_logging(conf):
     logging.getLogger('sqlalchemy').setLevel(logging.WARNING)
 
 
-def build_app(conf, database, policy_fallback=None):
+def build_app(conf, database, enforcer=None):
     """The middleware pipeline around the router, outermost last.
 
     The console, the OpenAPI document and ``GET /metrics`` are found by
     one path look-up in front of the API's own layers; each has just the
-    layers it needs in front of it, as the API has.  ``policy_fallback``:
-    the policy rules to serve with if the policy files do not load.
+    layers it needs in front of it, as the API has.  ``enforcer``: the
+    policy enforcer to serve with, by default a new one reading the
+    configured policy files.
     """
-    enforcer = policy.make_enforcer(conf, policy_fallback)
+    if enforcer is None:
+        enforcer = policy.make_enforcer(conf)
 
     def negotiated(app):
         app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)

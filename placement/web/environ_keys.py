@@ -20,5 +20,8 @@ REFUSED_BY_AUTH = 'refused:auth'
 REFUSED_BY_MICROVERSION = 'refused:microversion'
 REFUSED_BY_CONTENT_TYPE = 'refused:content_type'
 REFUSED_BY_BODY_SIZE = 'refused:body_size'
+# router.Router: True on a route of this service that upstream lacks,
+# which words its errors for people rather than as upstream does.
+OWN_ROUTE = 'placement.own_route'
 # middleware.error_response: what a 409 was about (errors.Conflict.kind).
 CONFLICT_KIND = 'placement.conflict_kind'

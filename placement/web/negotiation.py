@@ -69,12 +69,12 @@ def at_least(req, version):
     return get(req) >= tuple(version)
 
 
-def since(version, extension=False):
+def since(version):
     """Decorator: the handler's route does not exist before ``version``.
 
     An upstream route answers an older version like an unknown URL, with
-    upstream's empty detail; ``extension=True`` marks a route of ours
-    that upstream lacks, whose 404 says which version it needs.
+    upstream's empty detail; a route of ours that upstream lacks
+    (``router.OWN_ROUTES``) says which version it needs.
 
     Put it outside ``validation.require_json_content`` so an old version
     gets its 404 before any content-type check.
@@ -84,7 +84,8 @@ def since(version, extension=False):
         def wrapper(req):
             if not at_least(req, version):
                 raise errors.NotFound(
-                    _needs(req, version) if extension else None)
+                    _needs(req, version)
+                    if req.environ.get(environ_keys.OWN_ROUTE) else None)
             return func(req)
         # For the OpenAPI document (functools.wraps carries it outward).
         wrapper.since = version
@@ -93,6 +94,6 @@ def since(version, extension=False):
 
 
 def _needs(req, version):
-    """The detail of an extension route's 404 below its version."""
+    """The detail of an own route's 404 below its version."""
     return ('%s %s is not available before microversion %s.'
             % (req.method, req.path, version))

@@ -289,7 +289,9 @@ def document():
 
 @functools.lru_cache(maxsize=None)
 def _body():
-    return orjson.dumps(document())
+    # Schema keys may be str subclasses (patternProperties keys are
+    # schemas.base.Pattern), which orjson takes as keys only so.
+    return orjson.dumps(document(), option=orjson.OPT_NON_STR_KEYS)
 
 
 class OpenAPIEndpoint:

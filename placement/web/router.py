@@ -23,7 +23,8 @@ from placement.web import environ_keys
 
 PROVIDER = '/resource_providers/{uuid}'
 
-ROUTES = {
+# Upstream's routes.
+UPSTREAM_ROUTES = {
     '': {'GET': root.home},
     '/': {'GET': root.home},
     '/resource_providers': {
@@ -83,6 +84,12 @@ ROUTES = {
     '/allocation_candidates': {
         'GET': allocation_candidate.list_allocation_candidates,
     },
+    '/usages': {'GET': usage.get_total_usages},
+    '/reshaper': {'POST': reshaper.reshape},
+}
+# Additions of this service.  Their errors are worded for people
+# (negotiation.since, validation.py), not as upstream's.
+OWN_ROUTES = {
     '/allocation_candidates/explain': {
         'GET': allocation_candidate.explain_allocation_candidates,
     },
@@ -90,13 +97,11 @@ ROUTES = {
         'GET': capacity.show_capacity,
         'POST': capacity.count_shapes,
     },
-    '/usages': {'GET': usage.get_total_usages},
-    '/reshaper': {'POST': reshaper.reshape},
-    # Additions of this service: the whole cloud in one read, and the
-    # provider list a page at a time.
+    # The whole cloud in one read, and the provider list a page at a time.
     '/summary': {'GET': summary.get_summary},
     '/summary/providers': {'GET': summary.list_provider_page},
 }
+ROUTES = {**UPSTREAM_ROUTES, **OWN_ROUTES}
 
 
 def _method_not_allowed(allowed):
@@ -135,6 +140,7 @@ class Router:
         if match is None:
             raise errors.NotFound()
         func = match.pop('action')
-        environ[environ_keys.ROUTE] = match.pop('route')
+        route = environ[environ_keys.ROUTE] = match.pop('route')
+        environ[environ_keys.OWN_ROUTE] = route in OWN_ROUTES
         req.urlvars = match
         return func(environ, start_response)

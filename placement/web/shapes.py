@@ -9,6 +9,7 @@ from placement import errors
 from placement.candidates import capacity
 from placement.candidates import query
 from placement.schemas import capacity as schema
+from placement.web import environ_keys
 from placement.web import gc_pause
 from placement.web import validation
 
@@ -18,7 +19,9 @@ def parse(name, shape, version):
     /allocation_candidates parses its query; its 400s name the shape."""
     if isinstance(shape, dict):
         shape = urllib.parse.urlencode(shape, doseq=True)
-    as_query = webob.Request.blank('/')
+    # Shapes are this service's own (POST /capacity, the metrics), so
+    # their schema errors are worded as its routes word them.
+    as_query = webob.Request.blank('/', {environ_keys.OWN_ROUTE: True})
     # WSGI holds a query string as the latin-1 text of its bytes.
     as_query.query_string = shape.lstrip('?').encode().decode('latin-1')
     with capacity.named(name):

@@ -1,6 +1,7 @@
 """What clients send, read and checked: JSON bodies (415 unless declared
 as JSON, 400 unless well formed and valid) and query strings, against the
-schemas of ``placement/schemas/``, with upstream's texts."""
+schemas of ``placement/schemas/``, with upstream's texts (on this
+service's own routes, one sentence per violation: ``violations.py``)."""
 import functools
 import json
 import re
@@ -10,7 +11,9 @@ import orjson
 
 from placement import errors
 from placement.data import uuids
+from placement.web import environ_keys
 from placement.web import responses
+from placement.web import violations
 
 
 def require_json_content(func):
@@ -68,19 +71,28 @@ def _schema_error(data, schema, formats=_BODY_FORMATS):
         _validator(schema, formats).iter_errors(data))
 
 
-def _invalid_body(data, schema):
-    """The 400 naming the schema violation of body ``data``, or None.  The
-    full text (with "Failed validating ... in schema[...]") is what
-    upstream returns and what clients match on."""
+def _own_route(req):
+    """Whether ``req`` came by a route of this service (not upstream's)."""
+    return req is not None and req.environ.get(environ_keys.OWN_ROUTE,
+                                               False)
+
+
+def _invalid_body(data, schema, req=None):
+    """The 400 naming the schema violation of body ``data``, or None.  On
+    upstream's routes, the full text (with "Failed validating ... in
+    schema[...]") that upstream returns and clients match on."""
     error = _schema_error(data, schema)
     if error is None:
         return None
+    if _own_route(req):
+        return errors.BadRequest(violations.in_body(error))
     return errors.BadRequest('JSON does not validate: %s'
                              % errors.schema_violation(error))
 
 
 def validate(data, schema):
-    """Raise a 400 naming the schema violation of ``data``."""
+    """Raise a 400 naming the schema violation of ``data``, with
+    upstream's text."""
     problem = _invalid_body(data, schema)
     if problem is not None:
         raise problem
@@ -136,7 +148,7 @@ def _read_json(req, schema):
     if b'\\u0000' in req.body and _has_nul(data):
         return None, errors.BadRequest(
             'NUL characters are not allowed in JSON strings.')
-    problem = _invalid_body(data, schema)
+    problem = _invalid_body(data, schema, req)
     return (None, problem) if problem is not None else (data, None)
 
 
@@ -152,11 +164,13 @@ def validate_query(req, schema):
     """Validate the query string (one value per key) against ``schema``."""
     params = {key: req.GET.getall(key)[-1] for key in req.GET}
     error = _schema_error(params, schema, _QUERY_FORMATS)
-    if error is not None:
-        # Full text, as for bodies: clients match 'Failed validating ...'.
-        raise errors.BadRequest('Invalid query string parameters: %s'
-                                % errors.schema_violation(error))
-    return params
+    if error is None:
+        return params
+    if _own_route(req):
+        raise errors.BadRequest(violations.in_query(error))
+    # Full text, as for bodies: clients match 'Failed validating ...'.
+    raise errors.BadRequest('Invalid query string parameters: %s'
+                            % errors.schema_violation(error))
 
 
 def body_uuid(value):

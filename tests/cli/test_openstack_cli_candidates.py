@@ -4,7 +4,9 @@ candidate explain`` and ``capacity show``.
 import re
 import uuid
 
+import httpx
 import pytest
+import yaml
 
 from support import openstack_cli_support as support
 from support.openstack_cli_support import fails, new_provider
@@ -153,24 +155,47 @@ def test_allocation_candidate_explain(osc, candidates_cloud):
     assert 'HTTP 400' in err
 
 
-def test_capacity_show(osc, candidates_cloud):
-    """This project's osc command: the list command's options, the root
-    providers that can take instances after the total, per aggregate
-    and the space left over."""
+def test_capacity_show(osc, server, candidates_cloud):
+    """This project's osc command: the list command's options, the whole
+    answer of GET /capacity (the total, the providers, per aggregate and
+    the space left over) in every output format."""
     c = candidates_cloud
     args = ('capacity', 'show', '--resource', '%s=2' % c['cores'],
             '--required', c['fast'])
-    rows = osc(*args, '-f', 'json')
-    # "a" takes 8 / 2 instances; the tree's fast child 4 / 2.
-    assert [(row['uuid'], row['fits'], row['limited by'])
-            for row in rows] == [(c['a'], 4, c['cores']),
-                                 (c['root'], 2, c['cores'])]
-    lines = osc(*args).splitlines()
-    assert lines[:3] == ['Fits: 6', 'Aggregate %s: 4' % c['agg'],
-                         # "b" is not fast: its 8 are left.
-                         'Stranded: %s=8' % c['cores']]
-    rows = osc(*args, '--limit', '1', '-f', 'json')
-    assert [row['uuid'] for row in rows] == [c['a']]
+    answer = httpx.get(server.url + '/capacity', params={
+        'resources': '%s:2' % c['cores'], 'required': c['fast']}, headers={
+        'x-auth-token': 'admin',
+        'openstack-api-version': 'placement ' + support.LATEST}).json()
+    # "a" takes 8 / 2 instances; the tree's fast child 4 / 2; "b" is not
+    # fast.
+    assert answer['fits'] == 6
+    assert [(provider['uuid'], provider['fits'], provider['limited_by'])
+            for provider in answer['providers']] == [
+        (c['a'], 4, [c['cores']]), (c['root'], 2, [c['cores']])]
+    assert answer['aggregates'] == [{'uuid': c['agg'], 'fits': 4}]
+
+    assert osc(*args, '-f', 'json') == answer
+    assert yaml.safe_load(osc(*args, '-f', 'yaml')) == answer
+    # One line per field, the total first: what a script reads.
+    assert osc(*args, '-f', 'value', '-c', 'fits') == '6\n'
+    assert osc(*args, '-f', 'value').splitlines()[0] == '6'
+    table = osc(*args)
+    rows = dict(re.findall(r'^\| (\w+) +\| (.*?) *\|$', table, re.M))
+    assert set(rows) >= set(answer)
+    assert rows['fits'] == '6'
+    assert rows['aggregates'] == 'uuid=%s, fits=4' % c['agg']
+    assert rows['providers'].startswith(
+        'uuid=%s, name=%s, fits=4, limited_by=%s' % (
+            c['a'], answer['providers'][0]['name'], c['cores']))
+    for name, free in answer.items():
+        if name.startswith('stranded'):
+            assert rows[name] == ', '.join(
+                '%s=%s' % item for item in free.items())
+
+    # --limit cuts the providers listed, not the count.
+    limited = osc(*args, '--limit', '1', '-f', 'json')
+    assert [row['uuid'] for row in limited['providers']] == [c['a']]
+    assert limited['fits'] == 6
     err = fails(osc, 'capacity', 'show',
                 '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
     assert 'No such trait(s): CUSTOM_NOPE' in err

@@ -133,11 +133,11 @@ def test_several_shapes_and_the_space_none_can_use(client, w):
 
 
 @pytest.mark.parametrize('body,message', [
-    ({}, "'shapes' is a required property"),
-    ({'shapes': {}}, 'should be non-empty'),
-    ({'shapes': {'a b': 'resources=VCPU:1'}}, 'does not match'),
+    ({}, 'Body field /shapes is required.'),
+    ({'shapes': {}}, 'Body field /shapes must be an object of 1 to 100'),
+    ({'shapes': {'a b': 'resources=VCPU:1'}}, "has the key 'a b'"),
     ({'shapes': {'x': 'resources=VCPU:1&bogus=1'}},
-     'Shape x: Invalid query string parameters'),
+     'Shape x: Query parameter bogus is not allowed'),
     ({'shapes': {'x': {'resources': 'VCPU:x'}}}, 'Shape x: '),
     ({'shapes': {'x': 'resources=CUSTOM_NOPE:1'}}, 'Shape x: '),
     ({'shapes': {'x': {'resources1': 'VCPU:1', 'resources2': 'VCPU:1'}}},

@@ -81,6 +81,27 @@ def test_bad_database_is_one_line(tmp_path, url, expected):
     assert 'pw-in-url' not in result.stderr
 
 
+@pytest.mark.parametrize('content, expected', [
+    ('"placement:summary": [\n', "expected the node content, but found "
+     "'<stream end>' at line 2, column 1"),
+    ('"placement:summary": "@"\n  "placement:capacity": "@"\n',
+     "expected <block end>, but found '<block mapping start>' at line 2, "
+     "column 3"),
+])
+def test_broken_policy_file_is_one_line(tmp_path, content, expected):
+    # Only at the first start: later a broken file keeps the rules in
+    # force (tests/operations/test_policy.py).
+    policy_file = tmp_path / 'policy.yaml'
+    policy_file.write_text(content)
+    helpers.write_config(str(tmp_path), 'sqlite:///%s/p.sqlite' % tmp_path,
+                         '[oslo_policy]\npolicy_file = %s\n' % policy_file)
+    result = start_api(str(tmp_path))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        'placement-api: the policy file %s does not load: %s'
+        % (policy_file, expected)]
+
+
 def test_schema_behind_is_one_line(tmp_path):
     # Without sync_on_startup the service refuses a database that
     # placement-manage db sync has not prepared.

@@ -161,7 +161,7 @@ def test_expired_figures_answer_while_counted_again(database, cloud,
     (['m1.tiny resources=VCPU:x'],
      'Shape m1.tiny: Requested resource VCPU expected positive integer'),
     (['m1.tiny resources=VCPU:1&colour=blue'],
-     'Shape m1.tiny: Invalid query string'),
+     'Shape m1.tiny: Query parameter colour is not allowed; allowed: '),
     (['a/b resources=VCPU:1'], 'does not match'),
     (['a resources=VCPU:1', 'a resources=VCPU:2'], 'shape a is named twice'),
 ])

@@ -6,12 +6,10 @@ no request (and SIGHUP re-reads the configuration), and process-global
 state is right when requests run in threads."""
 import collections
 import concurrent.futures
-import contextlib
 import gc
 import os
 import signal
 import socket
-import sqlite3
 import threading
 import time
 
@@ -20,14 +18,18 @@ import psutil
 import pytest
 
 from placement.cmd import api
+from placement.config import conf as placement_conf
 from placement.web import gc_pause
 
 from support import helpers
+from support import lock_support
 from support import stress_check
 from support import stress_load
 from support import stress_setup
 
 REQUEST_TIMEOUT = 3
+# The servers here keep [api] graceful_timeout's default.
+GRACEFUL_TIMEOUT = placement_conf.DEFAULT_GRACEFUL_TIMEOUT
 # More stalled connections than the worker has threads.
 STALLED = 3 * api.DEFAULT_THREADS
 
@@ -158,35 +160,6 @@ def _new_worker(server, old, timeout=30):
     raise AssertionError('no new worker: %s' % server.log())
 
 
-@contextlib.contextmanager
-def _writes_held(database):
-    """Writes to the traits table wait inside the service until the block
-    ends: another session holds the table's write lock."""
-    if database.backend == 'sqlite':
-        lock = sqlite3.connect(database.url[len('sqlite:///'):],
-                               isolation_level=None)
-        lock.execute('BEGIN IMMEDIATE')
-        try:
-            yield
-        finally:
-            lock.execute('ROLLBACK')
-            lock.close()
-        return
-    engine = database.engine()
-    try:
-        with engine.connect() as conn:
-            if database.backend == 'mysql':
-                conn.exec_driver_sql('LOCK TABLES traits WRITE')
-            else:
-                conn.exec_driver_sql('LOCK TABLE traits IN EXCLUSIVE MODE')
-            yield
-            if database.backend == 'mysql':
-                conn.exec_driver_sql('UNLOCK TABLES')
-            conn.rollback()
-    finally:
-        engine.dispose()
-
-
 @pytest.mark.parametrize('backend', helpers.BACKENDS)
 @pytest.mark.parametrize('stop', ['max-requests', 'worker SIGTERM',
                                   'server SIGHUP', 'server SIGTERM'])
@@ -217,7 +190,7 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, backend, stop):
                 status = repr(exc)
             return status, time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(in_flight) as pool:
-            with _writes_held(database):
+            with lock_support.writes_held(database):
                 writes = [pool.submit(write, index)
                           for index in range(in_flight)]
                 time.sleep(1.5)
@@ -235,7 +208,7 @@ def test_graceful_stop_finishes_requests_in_flight(tmp_path, backend, stop):
         # All of them were still waiting when the stop was asked for.
         assert all(ended > released[0] for _, ended in answers)
         if stop == 'server SIGTERM':
-            assert server.process.wait(api.GRACEFUL_TIMEOUT + 10) == 0
+            assert server.process.wait(GRACEFUL_TIMEOUT + 10) == 0
         else:
             _new_worker(server, worker)
             assert httpx.get(server.url + '/').status_code == 200
@@ -266,7 +239,7 @@ def test_killed_worker_loses_at_most_its_connections(tmp_path):
             except httpx.TransportError:
                 return 'lost'
         with concurrent.futures.ThreadPoolExecutor(requests) as pool:
-            with _writes_held(database):
+            with lock_support.writes_held(database):
                 writes = [pool.submit(write, index)
                           for index in range(requests)]
                 time.sleep(1.5)
@@ -337,7 +310,7 @@ def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
         signalled = time.monotonic()
         if stop == 'server SIGTERM':
             os.kill(server.process.pid, signal.SIGTERM)
-            server.process.wait(api.GRACEFUL_TIMEOUT + 10)
+            server.process.wait(GRACEFUL_TIMEOUT + 10)
             stopped_in = time.monotonic() - signalled
             load.stop()
         else:
@@ -360,7 +333,7 @@ def test_signals_under_load_fail_no_request(tmp_path, backend, stop):
                               allow_503=backend == 'sqlite')
     if stop == 'server SIGTERM':
         # Every request in flight was answered, then the server left.
-        assert stopped_in < api.GRACEFUL_TIMEOUT, stopped_in
+        assert stopped_in < GRACEFUL_TIMEOUT, stopped_in
         assert server.process.returncode == 0
     else:
         assert not [o for o in outcomes if _refused(o)], svc.log[-3000:]

@@ -14,6 +14,7 @@ import uuid
 
 import httpx
 from prometheus_client import parser
+import psutil
 import sqlalchemy as sa
 
 from placement.data import tables
@@ -176,6 +177,11 @@ class Server(BackgroundProcess):
                     '--workers', str(workers), *args],
                    environ, os.path.join(workdir, 'server.log'),
                    self.url + '/')
+
+    def workers(self):
+        """The pids of the server's workers now."""
+        return {child.pid for child in
+                psutil.Process(self.process.pid).children()}
 
 
 def scrape(url, headers=ADMIN_HEADERS):

@@ -100,9 +100,9 @@ def _keep_logging():
 @pytest.fixture
 def osc(server):
     """``osc(*args, version=...)`` runs one command as the admin and
-    returns its parsed ``-f json`` output (its plain output without
-    ``-f``, None when it prints nothing); a failing command raises CLIError
-    with its stderr."""
+    returns its parsed ``-f json`` output (its plain output in any other
+    format, None when it prints nothing); a failing command raises
+    CLIError with its stderr."""
 
     def call(*args, version=LATEST):
         argv = ['--os-auth-type', 'admin_token',
@@ -113,7 +113,8 @@ def osc(server):
             raise CLIError(err.strip())
         if not out.strip():
             return None
-        return json.loads(out) if '-f' in args else out
+        as_json = '-f' in args and args[args.index('-f') + 1] == 'json'
+        return json.loads(out) if as_json else out
     return call
 
 
