@@ -31,7 +31,7 @@ import shutil
 import sys
 import tempfile
 
-from placement.testing import ports
+from testsupport import ports
 
 from example_recording import Recorder, Service
 from example_scenario import named_uuids, scenario

@@ -23,8 +23,8 @@ import webob
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import explain_bench  # noqa: E402 (the data set writer)
 
-from placement import conf as placement_conf  # noqa: E402
-from placement import deploy  # noqa: E402
+from placement.config import conf as placement_conf  # noqa: E402
+from placement.web import deploy  # noqa: E402
 
 
 def _status_kib(field):

@@ -10,7 +10,7 @@ import urllib.parse
 
 import httpx
 
-from placement.testing import ports
+from testsupport import ports
 
 import bench_http
 

@@ -2,8 +2,8 @@
 """POST /capacity with 20 shapes over a 10,000-compute cloud, against
 what os-capacity's method costs, in-process.
 
-The cloud (written straight into the tables, as tests/test_query_plans.py
-seeds): 6,000 flat compute nodes, 2,000 trees of a compute node with two
+The cloud (written straight into the tables, as
+tests/engine/test_query_plans.py seeds): 6,000 flat compute nodes, 2,000 trees of a compute node with two
 NUMA children (VCPU and memory on the children, disk on the node), and
 2,000 compute nodes without local disk drawing DISK_GB from 20 sharing
 providers (one aggregate each); every compute node in one of four
@@ -43,9 +43,9 @@ import uuid
 import sqlalchemy as sa
 import webob
 
-from placement import conf as placement_conf
-from placement import deploy
-from placement import tables
+from placement.config import conf as placement_conf
+from placement.data import tables
+from placement.web import deploy
 
 import bench_servers
 

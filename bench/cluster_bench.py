@@ -3,9 +3,9 @@
 three-node MariaDB Galera cluster, with one and with three API processes.
 
 It builds private servers on loopback with the test suite's harness
-(tests/galera_servers.py and db_servers.py: temporary data directories,
+(tests/support/galera_servers.py and db_servers.py: temporary data directories,
 ports 20600-20799, the shared servers untouched), so it needs the same
-packages as tests/test_cluster.py (mariadb-server, galera-4, rsync).
+packages as tests/cluster/test_cluster.py (mariadb-server, galera-4, rsync).
 For every topology it starts the API processes (one per Galera node, or
 all on the single server), loads ``--providers`` flat compute nodes and
 measures:
@@ -34,11 +34,11 @@ import httpx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'tests'))
-import db_servers  # noqa: E402
-import galera_servers  # noqa: E402
-import stress_check  # noqa: E402
-import stress_load  # noqa: E402
-import stress_setup  # noqa: E402
+from support import db_servers  # noqa: E402
+from support import galera_servers  # noqa: E402
+from support import stress_check  # noqa: E402
+from support import stress_load  # noqa: E402
+from support import stress_setup  # noqa: E402
 
 QUERY = {'resources': 'VCPU:1,MEMORY_MB:256,DISK_GB:10', 'limit': 10}
 INVENTORY = {'VCPU': {'total': 32}, 'MEMORY_MB': {'total': 8192},

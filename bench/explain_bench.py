@@ -36,9 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_http  # noqa: E402
 import bench_seed  # noqa: E402 (the data shapes and queries)
 
-from placement import conf as placement_conf  # noqa: E402
-from placement import deploy  # noqa: E402
-from placement import tables  # noqa: E402
+from placement.config import conf as placement_conf  # noqa: E402
+from placement.data import tables  # noqa: E402
+from placement.web import deploy  # noqa: E402
 
 HEADERS = dict(bench_http.HEADERS)
 EMPTY_VCPU = 'VCPU:100000'

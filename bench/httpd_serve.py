@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Serve placement under httpd and mod_wsgi in the foreground, configured
-by apache/placement-api.conf as tests/test_httpd.py renders it: this
+by apache/placement-api.conf as tests/operations/test_httpd.py renders it: this
 service, or upstream's installed in a venv.  For request_path.py:
 
     --server-cmd '.venv/bin/python bench/httpd_serve.py --port {port}
@@ -19,7 +19,9 @@ import sys
 import sysconfig
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tests'))
+# tests/ for its support package, tests/operations/ for test_httpd.
+sys.path[:0] = [os.path.join(os.path.dirname(HERE), 'tests'),
+                os.path.join(os.path.dirname(HERE), 'tests', 'operations')]
 import test_httpd  # noqa: E402
 
 

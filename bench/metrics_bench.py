@@ -43,11 +43,11 @@ os.environ['PROMETHEUS_MULTIPROC_DIR'] = tempfile.mkdtemp(
 import sqlalchemy as sa  # noqa: E402
 import webob  # noqa: E402
 
-from placement import conf as placement_conf  # noqa: E402
-from placement import db  # noqa: E402
-from placement import deploy  # noqa: E402
-from placement import tables  # noqa: E402
+from placement.config import conf as placement_conf  # noqa: E402
+from placement.data import db  # noqa: E402
+from placement.data import tables  # noqa: E402
 from placement.objects import bootstrap  # noqa: E402
+from placement.web import deploy  # noqa: E402
 
 import capacity_bench  # noqa: E402
 

@@ -26,8 +26,8 @@ HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
 def make(path, computes):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import mix_bench
-    from placement import conf as placement_conf
-    from placement import db
+    from placement.config import conf as placement_conf
+    from placement.data import db
     from placement.objects import bootstrap
     confdir = tempfile.mkdtemp()
     with open(os.path.join(confdir, 'placement.conf'), 'w') as out:

@@ -120,10 +120,10 @@ def time_layers(chain, environs, calls, batch=50):
 
 
 def in_process_app(workdir, options=''):
-    from placement import conf as placement_conf
-    from placement import db
-    from placement import deploy
+    from placement.config import conf as placement_conf
+    from placement.data import db
     from placement.objects import bootstrap
+    from placement.web import deploy
     path = os.path.join(workdir, 'placement.conf')
     with open(path, 'w') as out:
         out.write(bench_servers.CONF_TEMPLATE.format(

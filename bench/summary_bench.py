@@ -28,12 +28,12 @@ import uuid
 import sqlalchemy as sa
 import webob
 
-from placement import conf as placement_conf
-from placement import db
-from placement import deploy
-from placement import tables
+from placement.config import conf as placement_conf
+from placement.data import db
+from placement.data import tables
 from placement.objects import bootstrap
 from placement.objects import summary
+from placement.web import deploy
 
 import bench_servers
 

@@ -18,8 +18,8 @@ rest of the database against a copy taken before the mix.
 
     .venv/bin/python bench/swap_bench.py --computes 10000 --node-hold 60
 
-``--short`` is the CI test's setting (tests/test_swap.py): 200 computes,
-a few seconds per node.
+``--short`` is the CI test's setting (tests/cluster/test_swap.py): 200
+computes, a few seconds per node.
 """
 import argparse
 import json

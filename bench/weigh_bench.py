@@ -62,9 +62,9 @@ import mix_bench  # noqa: E402 (the cloud's shape and writer)
 import mix_traffic  # noqa: E402
 from weigh_simulate import HEADERS, ORDERS, query, simulate  # noqa: E402
 
-from placement import conf as placement_conf  # noqa: E402
-from placement import deploy  # noqa: E402
-from placement import tables  # noqa: E402
+from placement.config import conf as placement_conf  # noqa: E402
+from placement.data import tables  # noqa: E402
+from placement.web import deploy  # noqa: E402
 
 
 # -- cost: CPU per request and order, in-process ----------------------------

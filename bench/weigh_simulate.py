@@ -19,8 +19,8 @@ import bench_http
 import mix_bench  # the cloud's shape and writer
 import mix_traffic
 
-from placement import conf as placement_conf
-from placement import deploy
+from placement.config import conf as placement_conf
+from placement.web import deploy
 
 HEADERS = dict(mix_traffic.HEADERS)
 FLAVORS = ({'VCPU': 1, 'MEMORY_MB': 2048, 'DISK_GB': 20},

@@ -84,8 +84,8 @@ def build(data, url):
     """Write data set ``data`` into the new, empty database at ``url``."""
     sys.path.insert(0, ROOT)
     import sqlalchemy as sa
-    from placement import migration
-    from placement import tables
+    from placement.data import migration
+    from placement.data import tables
     from placement.objects import bootstrap
     engine = sa.create_engine(url)
     migration.upgrade(engine)

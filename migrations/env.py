@@ -2,7 +2,7 @@
 from alembic import context
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 
 config = context.config
 connection = config.attributes.get('connection')

@@ -13,8 +13,8 @@ import functools
 
 import webob.exc
 
-from placement import environ_keys
 from placement import microversions
+from placement.web import environ_keys
 
 DEFAULT = 'placement.undefined_code'
 INVENTORY_INUSE = 'placement.inventory.inuse'

@@ -4,7 +4,7 @@ Code never spells a version as ``(1, N)``: it names the version that
 introduced the behaviour it gates (``microversions.NESTED_PROVIDERS``).
 ``ALL`` lists every version in order with a one-line summary; the maximum
 version, the version table of ``api-ref/README.md`` (checked by
-``tests/test_microversions.py``) and the OpenAPI document come from it.
+``tests/api/test_microversions.py``) and the OpenAPI document come from it.
 
 This module imports nothing from the service, so documentation tools can
 read it without the web stack.  Negotiation lives in ``negotiation.py``.

@@ -5,8 +5,8 @@ Configuration comes from ``$OS_PLACEMENT_CONFIG_DIR/placement.conf`` or
 """
 import sys
 
-from placement import conf as placement_conf
-from placement import deploy
+from placement.config import conf as placement_conf
+from placement.web import deploy
 
 
 def init_application():

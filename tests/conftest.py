@@ -12,13 +12,13 @@ import tempfile
 import httpx
 import pytest
 
-from placement import conf as placement_conf
-from placement import db
+from placement.config import conf as placement_conf
+from placement.data import db
 from placement.objects import bootstrap
 
-import helpers
-from helpers import BACKENDS
-import openapi_support
+from support import helpers
+from support.helpers import BACKENDS
+from support import openapi_support
 
 _send = httpx.Client.send
 

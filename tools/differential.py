@@ -44,7 +44,7 @@ from differential_writes import (aggregate_writes, inventory_writes,
                                  provider_writes, trait_and_class_writes,
                                  world)
 
-# The command, and what tests/test_differential.py uses.
+# The command, and what tests/api/test_differential.py uses.
 __all__ = ['ACCEPTED', 'main', 'run', 'steps', 'upstream_failure',
            'upstream_installed']
 

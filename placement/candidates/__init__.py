@@ -2,13 +2,14 @@
 
 The data runs one way (``pipeline.py`` holds the steps in order):
 
-    request    query.CandidateQuery, plain values (placement/query.py)
+    request    query.CandidateQuery, plain values          query.py,
+                                                           query_filters.py
     names      names resolved to ids once per request      names.py
     checks     every rule of the request, declared once    checks.py
     read       one statement per group, built from the     reader.py,
                checks; sharing providers; paging           statements.py
-    combine    groups into candidates, tree by tree        candidate_search,
-                                                           search_state
+    combine    groups into candidates, tree by tree        candidate_search.py,
+                                                           search_state.py
     rank       the answer's order (limit, random sample,   pipeline.py,
                or weighed: spread, pack; with a limit the  weigh.py,
                trees ranked first, read band by band)      ranking.py

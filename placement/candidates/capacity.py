@@ -16,12 +16,12 @@ import math
 import sqlalchemy as sa
 
 from placement import errors
-from placement import tables
 from placement.candidates import alike as alike_mod
 from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
+from placement.data import tables
 from placement.objects import figures
 
 RP = tables.resource_providers

@@ -17,7 +17,7 @@ Nothing else knows a rule.
 """
 import dataclasses
 
-from placement import query_filters
+from placement.candidates import query_filters
 from placement.objects import provider_filter
 
 FILTERED = 'filtered'

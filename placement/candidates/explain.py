@@ -23,12 +23,12 @@ import typing
 
 import sqlalchemy as sa
 
-from placement import candidate_search
-from placement import tables
+from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import nearest as nearest_mod
 from placement.candidates import pipeline
 from placement.candidates import weigh
+from placement.data import tables
 from placement.objects import figures
 
 RP = tables.resource_providers

@@ -23,7 +23,7 @@ import itertools
 import operator
 import typing
 
-from placement import candidate_search
+from placement.candidates import candidate_search
 from placement.objects import figures
 
 

@@ -4,7 +4,7 @@ Unknown resource classes and traits are the upstream 400s, raised in the
 order upstream checks them (classes first); unknown aggregates and
 ``in_tree`` providers simply match nothing.
 """
-from placement import query as query_mod
+from placement.candidates import query as query_mod
 from placement.objects import base
 from placement.objects import provider_filter
 

@@ -6,7 +6,7 @@ import dataclasses
 import itertools
 import random
 
-from placement import candidate_search
+from placement.candidates import candidate_search
 from placement.candidates import names as names_mod
 from placement.candidates import ranking
 from placement.candidates import reader as reader_mod

@@ -36,7 +36,7 @@ import itertools
 import operator
 import random
 
-from placement import candidate_search
+from placement.candidates import candidate_search
 from placement.candidates import lookup
 from placement.candidates import statements
 from placement.candidates import weigh

@@ -21,13 +21,13 @@ import typing
 
 import sqlalchemy as sa
 
-from placement import candidate_search
 from placement import microversions
-from placement import tables
+from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
-from placement.candidates import names as names_mod
 from placement.candidates import lookup
+from placement.candidates import names as names_mod
 from placement.candidates import statements
+from placement.data import tables
 from placement.objects import base
 
 RP = tables.resource_providers

@@ -4,8 +4,8 @@ Each database-specific trick has a name here that says what it is for.
 """
 import sqlalchemy as sa
 
-from placement import tables
 from placement.candidates import checks as checks_mod
+from placement.data import tables
 from placement.objects import figures
 
 RP = tables.resource_providers

@@ -6,8 +6,8 @@ lack in a few bulk reads.
 import sqlalchemy as sa
 
 from placement import microversions
-from placement import tables
 from placement.candidates import lookup
+from placement.data import tables
 from placement.objects import figures
 
 RP = tables.resource_providers

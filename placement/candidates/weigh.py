@@ -34,7 +34,7 @@ import operator
 import random
 import typing
 
-from placement import candidate_search
+from placement.candidates import candidate_search
 from placement.objects import figures as figures_mod
 
 DEFAULT = 'default'

@@ -32,12 +32,12 @@ from gunicorn import arbiter
 from placement.cmd import common
 from placement.cmd import http_errors
 from placement.cmd import worker
-from placement import conf as placement_conf
-from placement import db
-from placement import deploy
-from placement import metrics
-from placement import policy
+from placement.config import conf as placement_conf
+from placement.config import policy
+from placement.data import db
+from placement.metrics import metrics
 from placement.objects import bootstrap
+from placement.web import deploy
 
 
 # Settings that older gunicorn releases do not know.

@@ -6,7 +6,7 @@ import sys
 from alembic import util as alembic_util
 from sqlalchemy import exc as sa_exc
 
-from placement import conf as placement_conf
+from placement.config import conf as placement_conf
 from placement.objects import bootstrap
 
 

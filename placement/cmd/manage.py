@@ -14,9 +14,9 @@ import sys
 
 from placement.cmd import common
 from placement.cmd import status
-from placement import conf as placement_conf
-from placement import db
-from placement import migration
+from placement.config import conf as placement_conf
+from placement.data import db
+from placement.data import migration
 from placement.objects import bootstrap
 from placement.objects import upgrade
 

@@ -13,11 +13,11 @@ import json
 import sys
 
 from placement.cmd import common
-from placement import conf as placement_conf
-from placement import db
-from placement import migration
+from placement.config import conf as placement_conf
+from placement.config import policy
+from placement.data import db
+from placement.data import migration
 from placement.objects import upgrade
-from placement import policy
 
 SUCCESS, WARNING, FAILURE = 0, 1, 2
 RESULT_NAMES = {SUCCESS: 'Success', WARNING: 'Warning', FAILURE: 'Failure'}

@@ -34,8 +34,8 @@ see its request fail instead of being served or refused.
 
 This uses the internals of gunicorn 27's ThreadWorker (``enqueue_req``,
 ``murder_keepalived``, ``_keepalive_after``, ``finish_request``, the
-connection's parser); tests/test_worker_model.py and tests/test_limits.py
-fail if a gunicorn release changes them.
+connection's parser); tests/operations/test_worker_model.py and
+tests/operations/test_limits.py fail if a gunicorn release changes them.
 """
 import re
 import select

@@ -1,13 +1,13 @@
 """Handlers: /resource_providers/{uuid}/aggregates (from 1.1)."""
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import uuids
-from placement import validation
+from placement.data import uuids
 from placement.handlers import base
 from placement.handlers import resource_provider
 from placement.objects import aggregate as aggregate_obj
 from placement.schemas import aggregate as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 
 def _response(req, aggregates, generation):

@@ -1,14 +1,14 @@
 """Handlers for /allocations and /resource_providers/{uuid}/allocations."""
 from placement import errors
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import uuids
-from placement import validation
+from placement.data import uuids
 from placement.handlers import base
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
 from placement.schemas import allocation as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 POLICY = 'placement:allocations:%s'
 

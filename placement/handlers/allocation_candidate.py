@@ -1,17 +1,17 @@
 """Handlers: GET /allocation_candidates and its explanation."""
 import logging
 
-from placement import gc_pause
-from placement import metrics
 from placement import microversions
-from placement import negotiation
-from placement import query
-from placement import responses
-from placement import validation
 from placement.candidates import explain
 from placement.candidates import pipeline
+from placement.candidates import query
 from placement.handlers import base
+from placement.metrics import metrics
 from placement.schemas import allocation_candidate as schema
+from placement.web import gc_pause
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 LOG = logging.getLogger(__name__)
 

@@ -6,9 +6,9 @@ import webob
 import webob.acceptparse
 import webob.exc
 
-from placement import environ_keys
 from placement import errors
-from placement import responses
+from placement.web import environ_keys
+from placement.web import responses
 
 
 def context(req):

@@ -1,12 +1,12 @@
 """Handlers: GET and POST /capacity, how many more instances fit."""
 from placement import microversions
-from placement import negotiation
-from placement import query
-from placement import responses
-from placement import shapes
-from placement import validation
+from placement.candidates import query
 from placement.handlers import base
 from placement.schemas import capacity as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import shapes
+from placement.web import validation
 
 RULE = 'placement:capacity'
 

@@ -2,14 +2,14 @@
 
 from placement import errors
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import validation
 from placement.handlers import base
 from placement.handlers import resource_provider
 from placement.objects import inventory as inv_obj
 from placement.schemas import base as schema_base
 from placement.schemas import inventory as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 POLICY = 'placement:resource_providers:inventories:%s'
 

@@ -1,13 +1,13 @@
 """Handler for POST /reshaper (1.30)."""
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import validation
 from placement.handlers import allocation
 from placement.handlers import base
 from placement.handlers import inventory
 from placement.objects import reshaper as reshaper_obj
 from placement.schemas import reshaper as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 
 @base.handler

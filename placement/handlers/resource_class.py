@@ -1,13 +1,13 @@
 """Handlers: /resource_classes (from 1.2)."""
 from placement import errors
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import timestamps
-from placement import validation
+from placement.data import timestamps
 from placement.handlers import base
 from placement.objects import resource_class as rc_obj
 from placement.schemas import resource_class as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 
 def _path(name):

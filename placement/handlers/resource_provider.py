@@ -8,18 +8,18 @@ import uuid as uuidlib
 import orjson
 
 from placement import errors
-from placement import gc_pause
 from placement import microversions
-from placement import negotiation
-from placement import query
-from placement import query_filters
-from placement import responses
-from placement import timestamps
-from placement import uuids
-from placement import validation
+from placement.candidates import query
+from placement.candidates import query_filters
+from placement.data import timestamps
+from placement.data import uuids
 from placement.handlers import base
 from placement.objects import resource_provider as rp_obj
 from placement.schemas import resource_provider as schema
+from placement.web import gc_pause
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 POLICY = 'placement:resource_providers:%s'
 

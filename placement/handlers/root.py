@@ -1,7 +1,7 @@
 """GET /: the version document clients negotiate with."""
-from placement import negotiation
-from placement import responses
 from placement.handlers import base
+from placement.web import negotiation
+from placement.web import responses
 
 
 @base.handler(negotiate=False)

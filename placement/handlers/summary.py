@@ -1,14 +1,14 @@
 """Handlers of GET /summary and GET /summary/providers: the whole cloud
 in one read, and the provider list a page at a time (additions of this
 service, for the console and operators' scripts)."""
-from placement import negotiation
-from placement import responses
-from placement import validation
 from placement.handlers import base
 from placement.handlers import resource_provider
 from placement.objects import provider_page
 from placement.objects import summary as summary_obj
 from placement.schemas import summary as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 POLICY = 'placement:summary'
 

@@ -1,13 +1,13 @@
 """Handlers: /traits and /resource_providers/{uuid}/traits (from 1.6)."""
 from placement import errors
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import timestamps
-from placement import validation
+from placement.data import timestamps
 from placement.handlers import base
 from placement.objects import trait as trait_obj
 from placement.schemas import trait as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 _BAD_NAME = ('The trait is invalid. A valid trait must be no longer than '
              '255 characters, start with the prefix "CUSTOM_" and use '

@@ -1,11 +1,11 @@
 """Handlers for /resource_providers/{uuid}/usages and /usages."""
 from placement import microversions
-from placement import negotiation
-from placement import responses
-from placement import validation
 from placement.handlers import base
 from placement.objects import usage as usage_obj
 from placement.schemas import usage as schema
+from placement.web import negotiation
+from placement.web import responses
+from placement.web import validation
 
 
 @base.handler

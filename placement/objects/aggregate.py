@@ -6,7 +6,7 @@ upstream does: they cost a row and may be reused.
 """
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 from placement.objects import base
 
 AGG = tables.placement_aggregates

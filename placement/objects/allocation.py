@@ -27,8 +27,8 @@ import typing
 import sqlalchemy as sa
 
 from placement import errors
-from placement import tables
-from placement import timestamps
+from placement.data import tables
+from placement.data import timestamps
 from placement.objects import base
 from placement.objects import consumer as consumer_obj
 from placement.objects import figures

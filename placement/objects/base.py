@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
-from placement import tables
+from placement.data import tables
 
 RP = tables.resource_providers
 # Names of the classes operators define; only these can be deleted.

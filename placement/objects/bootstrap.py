@@ -8,8 +8,8 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
-from placement import migration
-from placement import tables
+from placement.data import migration
+from placement.data import tables
 
 LOG = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import collections
 
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 from placement.objects import figures
 
 INV = tables.inventories

@@ -7,7 +7,7 @@ summaries) takes it from here, so a change of the rule (say, how
 """
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 
 ALLOC = tables.allocations
 

@@ -7,8 +7,8 @@ below what is allocated is allowed (the operator knows best).
 import sqlalchemy as sa
 
 from placement import errors
-from placement import tables
-from placement import timestamps
+from placement.data import tables
+from placement.data import timestamps
 from placement.objects import base
 from placement.objects import figures
 

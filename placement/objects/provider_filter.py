@@ -1,5 +1,5 @@
 """SQL building blocks that filter resource providers by the query-string
-filters parsed in ``placement/query.py``.
+filters parsed in ``placement/candidates/query.py``.
 
 The ``*_clause`` functions return boolean SQLAlchemy expressions
 correlated on a provider id column (usually ``resource_providers.c.id``
@@ -10,7 +10,7 @@ raise the upstream 400s for names that do not exist.
 import sqlalchemy as sa
 
 from placement import errors
-from placement import tables
+from placement.data import tables
 from placement.objects import base
 from placement.objects import figures
 

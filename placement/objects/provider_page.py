@@ -8,7 +8,7 @@ and three statements read the page's providers, traits and inventories.
 """
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 from placement.objects import figures
 from placement.objects import resource_provider as rp_obj
 

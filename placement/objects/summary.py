@@ -12,7 +12,7 @@ it, summed per class; usage by consumer type and project is grouped as
 """
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 from placement.objects import capacity as capacity_obj
 from placement.objects import consumer as consumer_obj
 from placement.objects import figures

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
-from placement import tables
+from placement.data import tables
 from placement.objects import base
 
 TRAITS = tables.traits

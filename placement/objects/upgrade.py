@@ -3,8 +3,8 @@ data migrations of ``placement-manage db online_data_migrations``, for
 databases written by very old releases."""
 import sqlalchemy as sa
 
+from placement.data import tables
 from placement.objects import consumer
-from placement import tables
 
 
 def rootless_providers():

@@ -7,7 +7,7 @@ import functools
 
 import sqlalchemy as sa
 
-from placement import tables
+from placement.data import tables
 from placement.objects import base
 from placement.objects import consumer as consumer_obj
 

@@ -1,6 +1,6 @@
 """What every resource's schemas share: response fragments, the error
 document, and ``Operation``, the description of one handler that the
-OpenAPI document (``placement/openapi.py``) is built from.
+OpenAPI document (``placement/web/openapi.py``) is built from.
 
 Each ``schemas/<resource>.py`` ends with ``OPERATIONS``, keyed by the name
 of the handler in ``handlers/<resource>.py`` that the route map names.

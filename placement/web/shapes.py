@@ -1,0 +1,49 @@
+"""Shapes: named GET /allocation_candidates queries, as POST /capacity
+takes them and as ``[metrics] capacity_shape`` names them, parsed and
+counted the same way for both (``candidates/capacity.py`` counts)."""
+import urllib.parse
+
+import webob
+
+from placement import errors
+from placement.candidates import capacity
+from placement.candidates import query
+from placement.schemas import capacity as schema
+from placement.web import environ_keys
+from placement.web import gc_pause
+from placement.web import validation
+
+
+def parse(name, shape, version):
+    """One shape (a query string, or an object of its parameters) as GET
+    /allocation_candidates parses its query; its 400s name the shape."""
+    if isinstance(shape, dict):
+        shape = urllib.parse.urlencode(shape, doseq=True)
+    # Shapes are this service's own (POST /capacity, the metrics), so
+    # their schema errors are worded as its routes word them.
+    as_query = webob.Request.blank('/', {environ_keys.OWN_ROUTE: True})
+    # WSGI holds a query string as the latin-1 text of its bytes.
+    as_query.query_string = shape.lstrip('?').encode().decode('latin-1')
+    with capacity.named(name):
+        try:
+            as_query.GET
+        except UnicodeDecodeError:
+            # Percent-escapes of bytes that are not UTF-8, as in a URL.
+            raise errors.BadRequest(
+                'The query string is not valid UTF-8.') from None
+        validation.validate_query(as_query, schema.QUERY.at(version))
+        return query.parse_candidate_query(as_query.GET, version)
+
+
+def parse_all(named, version):
+    """{name: CandidateQuery} of POST /capacity's ``shapes`` object,
+    already valid against ``schema.SHAPES``."""
+    return {name: parse(name, shape, version)
+            for name, shape in named.items()}
+
+
+def count(database, parsed, version):
+    """capacity.count's answer for ``parsed`` shapes, in one read."""
+    # The engine runs once per shape, with as many small objects.
+    with gc_pause.collection_paused():
+        return database.read(capacity.count, parsed, version)

@@ -1,0 +1,161 @@
+"""The console's Capacity page in Debian's headless chromium
+(tests/support/browser_support.py): its figures are POST /capacity's for the
+same shapes.  SQLite only, as the other tests/console/test_console_*.py: the
+page is a client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
+screenshot."""
+import shutil
+import tempfile
+import urllib.parse
+
+import httpx
+import pytest
+
+from support.browser_support import (By, assert_clean_log, chromium, open_page,
+                                     wait_state)
+from support import console_support
+from support import helpers
+
+MARKUP_NAME = '<b id="injected">host</b>'
+
+
+@pytest.fixture(scope='module')
+def server():
+    workdir = tempfile.mkdtemp(prefix='placement-console-capacity-')
+    database = helpers.TestDatabase('sqlite', workdir)
+    helpers.write_config(workdir, database.url)
+    srv = helpers.Server(workdir)
+    srv.world = helpers.World(database.engine())
+    yield srv
+    srv.stop()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope='module')
+def shapes(server):
+    """A small cloud in two availability zones (flat hosts, a NUMA tree,
+    disk-less hosts on a shared pool); the flavor list."""
+    world = server.world
+    for index in range(1, 5):
+        world.add('compute-%d' % index, inventory={
+            'VCPU': {'total': 8 * index, 'allocation_ratio': 2.0},
+            'MEMORY_MB': 8192 * (5 - index), 'DISK_GB': 200},
+            used={'VCPU': index}, aggs=['az1' if index % 2 else 'az2'])
+    world.add('numa-host', inventory={'DISK_GB': 100}, aggs=['az2'])
+    for node in range(2):
+        world.add('numa-host-%d' % node, parent='numa-host',
+                  inventory={'VCPU': 6, 'MEMORY_MB': 8192})
+    world.add('disk-pool', inventory={'DISK_GB': 500},
+              traits=[helpers.SHARING], aggs=['pool'])
+    world.add(MARKUP_NAME, inventory={'VCPU': 16, 'MEMORY_MB': 16384},
+              aggs=['az1', 'pool'])
+    return {
+        'm1.small': 'resources=VCPU:1,MEMORY_MB:2048,DISK_GB:20',
+        'm1.large': 'resources=VCPU:4,MEMORY_MB:8192,DISK_GB:80',
+        'az2.medium': ('resources=VCPU:2,MEMORY_MB:4096,DISK_GB:40'
+                       '&member_of=' + world.aggs['az2'][1]),
+        'numa': ('resources=DISK_GB:10&resources1=VCPU:2,MEMORY_MB:2048'
+                 '&resources2=VCPU:2,MEMORY_MB:2048&group_policy=isolate'),
+    }
+
+
+@pytest.fixture(scope='module')
+def browser(server):
+    with chromium() as driver:
+        yield driver
+
+
+def number(text):
+    return int(text.replace(',', ''))
+
+
+def content(element, selector):
+    # textContent: the hosts of a folded shape are not displayed.
+    return element.find_element(By.CSS_SELECTOR, selector).get_attribute(
+        'textContent')
+
+
+def test_figures_are_post_capacity_s(browser, server, shapes):
+    main = open_page(browser, server, 'capacity')
+    main.find_element(By.ID, 'shapes').send_keys('\n'.join(
+        '%s %s' % item for item in shapes.items()))
+    main.find_element(By.CSS_SELECTOR,
+                      '#capacity-form button[type=submit]').click()
+    main = wait_state(browser, 'done')
+    # The flavor list is in the location: a bookmark asks again.
+    assert browser.current_url.endswith(
+        '#/capacity?' + urllib.parse.urlencode(shapes))
+    with httpx.Client(base_url=server.url, headers=helpers.version('1.39'),
+                      timeout=30) as client:
+        client.headers['x-auth-token'] = 'admin'
+        answer = client.post('/capacity', json={'shapes': shapes}).json()
+    console_support.screenshot(browser, 'capacity')
+
+    for name, shape in answer['shapes'].items():
+        row = main.find_element(By.CSS_SELECTOR,
+                                '#fits tr[data-shape="%s"]' % name)
+        assert number(content(row, '[data-field=fits]')) == shape['fits']
+        assert number(content(row, '[data-field=hosts]')) == len(
+            shape['providers'])
+        hosts = main.find_elements(
+            By.CSS_SELECTOR, 'details[data-shape="%s"] tr[data-uuid]' % name)
+        assert [(h.get_attribute('data-uuid'),
+                 number(content(h, '[data-field=fits]')),
+                 content(h, '[data-field=limited-by]')) for h in hosts] == [
+            (rp['uuid'], rp['fits'], ', '.join(rp['limited_by']))
+            for rp in shape['providers'][:10]]
+        assert hosts
+    assert answer['shapes']['numa']['fits'] > 0
+    assert any(rp['limited_by'] for shape in answer['shapes'].values()
+               for rp in shape['providers'])
+
+    shown = {(row.get_attribute('data-aggregate'),
+              cell.get_attribute('data-shape')): number(cell.text)
+             for row in main.find_elements(By.CSS_SELECTOR,
+                                           '#aggregates tr[data-aggregate]')
+             for cell in row.find_elements(By.CSS_SELECTOR, 'td')}
+    expected = {(agg, name): 0 for agg, _ in shown for name in shapes}
+    for name, shape in answer['shapes'].items():
+        for agg in shape['aggregates']:
+            expected[(agg['uuid'], name)] = agg['fits']
+    assert shown == expected and len(shown) >= 2 * len(shapes)
+
+    rows = main.find_elements(By.CSS_SELECTOR, '#stranded tr[data-rc]')
+    assert {row.get_attribute('data-rc'): number(content(
+        row, '[data-field=all]')) for row in rows} == answer['stranded']
+    assert any(answer['stranded'].values())
+    for row in rows:
+        for cell in row.find_elements(By.CSS_SELECTOR, 'td[data-shape]'):
+            left = answer['shapes'][cell.get_attribute('data-shape')][
+                'stranded'].get(row.get_attribute('data-rc'))
+            assert cell.text == ('' if left is None else format(left, ','))
+
+    # A provider's name is text, never markup.
+    assert MARKUP_NAME in main.get_attribute('textContent')
+    assert not main.find_elements(By.ID, 'injected')
+    assert_clean_log(browser)
+
+
+def test_bad_lines_and_refused_shapes(browser, server, shapes):
+    main = open_page(browser, server, 'capacity')
+    main.find_element(By.ID, 'shapes').send_keys('lonely')
+    main.find_element(By.CSS_SELECTOR,
+                      '#capacity-form button[type=submit]').click()
+    problem = main.find_element(By.ID, 'form-error')
+    assert problem.is_displayed()
+    assert 'not a name, a space and a query string' in problem.text
+    assert browser.current_url.endswith('#/capacity')
+    # The API's 400 names the shape.
+    main = open_page(browser, server, 'capacity?m1.bad=resources%3DVCPU%3Ax',
+                     wait_for='error')
+    assert 'The API answered 400: ' in main.text
+    assert 'Shape m1.bad: Requested resource VCPU expected' in main.text
+
+
+def test_phone_sized_window(server, shapes):
+    with chromium(390, 844) as phone:
+        open_page(phone, server,
+                  'capacity?' + urllib.parse.urlencode(shapes))
+        assert phone.execute_script(
+            'return document.documentElement.scrollWidth'
+            ' <= window.innerWidth')
+        assert_clean_log(phone)

@@ -1,0 +1,138 @@
+"""filling.fill on hand-built rows: the combiner's values, no database.
+
+Providers and classes are small integers: class 1 is VCPU-like, class 2
+disk-like.
+"""
+from placement.candidates import candidate_search as cs
+from placement.candidates import filling
+
+
+def request(*groups, sharing=None, isolate=False):
+    return cs.Request(groups=list(groups), isolate=isolate,
+                      sharing=sharing or cs.Sharing(
+                          {}, [{} for _ in groups], {}, {}))
+
+
+def space(free):
+    return dict(free)
+
+
+def test_flat_trees_in_closed_form():
+    group = cs.Group('', {1: 2, 2: 100}, spread=True)
+    trees = [cs.Tree(1, [{1: 0b11}], {}, {}),
+             # Serves class 1 only: no candidate.
+             cs.Tree(2, [{2: 0b01}], {}, {}),
+             # A tree whose one provider read is a child.
+             cs.Tree(3, [{4: 0b11}], {}, {})]
+    room = space({(1, 1): 7, (1, 2): 350, (2, 1): 10, (4, 1): 9,
+                  (4, 2): 100})
+    filled = filling.fill(request(group), trees, room)
+    assert filled.fits == {1: 3, 3: 1}
+    assert filled.short == {1: {1, 2}, 3: {2}}
+    assert filled.placed == {(1, 1): 6, (1, 2): 300, (4, 1): 2,
+                             (4, 2): 100}
+    assert room[1, 1] == 1 and room[4, 2] == 0
+
+
+def test_nested_tree_moves_on_when_its_first_child_is_full():
+    group = cs.Group('', {1: 2}, spread=True)
+    tree = cs.Tree(1, [{2: 1, 3: 1}], {}, {})
+    filled = filling.fill(request(group), [tree],
+                          space({(2, 1): 5, (3, 1): 4}))
+    assert filled.fits == {1: 4}
+    assert filled.placed == {(2, 1): 4, (3, 1): 4}
+
+
+def test_a_sharing_provider_is_drawn_down_by_the_trees_in_root_order():
+    group = cs.Group('', {1: 1, 2: 10}, spread=True)
+    sharing = cs.Sharing({9: 9}, [{1: [(9, 0b10)], 2: [(9, 0b10)]}], {},
+                         {})
+    trees = [cs.Tree(1, [{1: 0b01}], {}, {}),
+             cs.Tree(2, [{2: 0b01}], {}, {}),
+             cs.Tree(9, [{9: 0b10}], {}, {})]
+    filled = filling.fill(
+        request(group, sharing=sharing), trees,
+        space({(1, 1): 3, (2, 1): 3, (9, 2): 45}))
+    # Tree 1 runs out of class 1 and leaves 15 of the shared 45.
+    assert filled.fits == {1: 3, 2: 1}
+    assert filled.short == {1: {1}, 2: {2}}
+    assert filled.placed[9, 2] == 40
+
+
+def test_two_groups_on_one_provider_are_summed_against_max_unit():
+    groups = (cs.Group('1', {1: 2}), cs.Group('2', {1: 2}))
+
+    def count(max_unit):
+        limit = min(9, max_unit)
+        tree = cs.Tree(1, [{1: 1}, {1: 1}], {(1, 1): limit}, {})
+        return filling.fill(request(*groups), [tree],
+                            space({(1, 1): 9})).fits
+
+    # One instance takes 4 in one allocation: more than max_unit 3.
+    assert count(3) == {}
+    assert count(8) == {1: 2}
+
+
+def test_isolated_groups_need_two_providers_each_time():
+    groups = (cs.Group('1', {1: 1}), cs.Group('2', {1: 1}))
+    tree = cs.Tree(1, [{2: 1, 3: 1}, {2: 1, 3: 1}], {}, {})
+    filled = filling.fill(request(*groups, isolate=True), [tree],
+                          space({(2, 1): 3, (3, 1): 5}))
+    assert filled.fits == {1: 3}
+    assert filled.placed == {(2, 1): 3, (3, 1): 3}
+
+
+def test_trees_set_apart_fill_as_the_trees_read_do():
+    # Free space at index 1 (class 1) and 3 (class 2) of a summary part,
+    # as statements.Layout.room_at places it; trait masks ride along.
+    group = cs.Group('', {1: 2, 2: 10}, spread=True)
+    room_at = {1: 1, 2: 3}
+    providers = {1: (0b11, 7, None, 35), 2: (0b01, 5, None, 0),
+                 3: (0b01, 8, None, 0), 4: (0b10, 0, None, 45),
+                 5: (0b11, 9, None, 100), 6: (0b01, 10, None, 0),
+                 7: (0b01, 1, None, 0), 8: (0b10, 0, None, 30)}
+    shapes = [(1, [1]), (2, [2, 3, 4]), (5, [5]), (6, [6, 7, 8])]
+    kinds = {}
+    for root, members in shapes:
+        kind = tuple((providers[rp][0], 0) for rp in members)
+        kinds.setdefault(kind, []).append(
+            (root, members, [providers[rp] for rp in members]))
+    apart = filling.Apart(kinds, [], room_at)
+    as_read = filling.fill(request(group), [], {}, apart)
+    trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
+                     {}) for root, members in shapes]
+    free = {(rp, rc): part[at] for rp, part in providers.items()
+            for rc, at in room_at.items() if part[0] >> (rc - 1) & 1}
+    assert as_read == filling.fill(request(group), trees, free)
+    # Tree 2 moves on from provider 2 to 3 when 2 is full, and the disk
+    # of 4 that the first run left ends the second: 2 + 2 runs.
+    # Tree 6, of the same kind, runs out of disk after its first run: the
+    # second candidate does not run, and the first's end stays.
+    assert as_read.fits == {1: 3, 2: 4, 5: 4, 6: 3}
+    assert as_read.short[2] == {2} and as_read.short[6] == {2}
+    # The parts read are left as they were.
+    assert providers[2] == (0b01, 5, None, 0)
+
+
+def test_trees_set_apart_draw_on_a_pool_in_root_order():
+    # Trees 1 and 3, set apart, draw disk from pool 9 around tree 2, read
+    # as a tree: in root order, as the trees read do.
+    group = cs.Group('', {1: 1, 2: 10}, spread=True)
+    serving = {root: [(9, 0b10)] for root in (1, 2, 3)}
+    sharing = cs.Sharing({9: 9}, [serving], {}, {})
+    room_at = {1: 1, 2: 3}
+    rows = {1: (0b01, 3, None, 0), 3: (0b01, 9, None, 0)}
+    apart = filling.Apart({}, [
+        (root, (((0b01, 0),), tuple(serving[root])), [root], [rows[root]])
+        for root in (1, 3)], room_at)
+    free = {(2, 1): 2, (9, 2): 75}
+    as_read = filling.fill(request(group, sharing=sharing),
+                           [cs.Tree(2, [{2: 0b01}], {}, {})], dict(free),
+                           apart)
+    trees = [cs.Tree(root, [{root: 0b01}], {}, {}) for root in (1, 2, 3)]
+    free.update({(1, 1): 3, (3, 1): 9})
+    assert as_read == filling.fill(request(group, sharing=sharing), trees,
+                                   free)
+    # 3 + 2 instances take 50 of the pool's 75: tree 3 gets 2 of its 9.
+    assert as_read.fits == {1: 3, 2: 2, 3: 2}
+    assert as_read.short[3] == {2} and as_read.placed[9, 2] == 70

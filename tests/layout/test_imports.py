@@ -1,0 +1,189 @@
+"""The layers of the code by role, checked on its import graph.
+
+The package holds one folder per role (docs/developing.md draws them).
+The web edge (``placement.web``, the handlers) calls the engine
+(``placement.candidates``) and the objects, never the reverse; the data
+layer (``placement.data``) imports no resource (objects, handlers,
+engine); the metrics hooks read no resource; what the objects build on
+never imports ``placement.objects``; the production server never loads
+the test-only response validator.  The graph is read from the sources
+with ``ast``, transitively: an import anywhere in a file counts, and
+importing ``a.b.c`` also runs the packages ``a`` and ``a.b``.
+"""
+import ast
+import collections
+import sys
+
+import pytest
+
+import support
+
+PACKAGE = support.REPO / 'placement'
+
+
+def _module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix('').parts
+    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+MODULES = {_module_name(path): path for path in PACKAGE.rglob('*.py')}
+
+
+def _with_packages(name):
+    """``name`` and every package above it."""
+    parts = name.split('.')
+    return {'.'.join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def _imports(name):
+    """What module ``name`` imports: module names of the service, and the
+    top-level names of anything else (``webob``)."""
+    found = set()
+    package = name if MODULES[name].name == '__init__.py' else (
+        name.rpartition('.')[0])
+    for node in ast.walk(ast.parse(MODULES[name].read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ''
+            if node.level:
+                anchor = package.split('.')[:len(package.split('.'))
+                                            - node.level + 1]
+                base = '.'.join(anchor + ([base] if base else []))
+            # "from a import b": b is a module or a name in a.
+            targets = [base] + ['%s.%s' % (base, alias.name)
+                                for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target.split('.')[0] != 'placement':
+                found.add(target.split('.')[0])
+            elif target in MODULES:
+                found |= _with_packages(target)
+    return found
+
+
+def _reached(start):
+    """{module or library reached from ``start``: the module that
+    imports it}, to name the chain in a failure."""
+    parents = {start: None}
+    queue = collections.deque([start])
+    while queue:
+        name = queue.popleft()
+        for target in _imports(name):
+            if target not in parents:
+                parents[target] = name
+                if target in MODULES:
+                    queue.append(target)
+    return parents
+
+
+def _assert_never_reaches(start, forbidden):
+    """Fail naming every import chain from ``start`` to anything under a
+    name of ``forbidden``."""
+    parents = _reached(start)
+    chains = []
+    for name in sorted(parents):
+        if any(name == f or name.startswith(f + '.') for f in forbidden):
+            chain = [name]
+            while parents[chain[-1]] is not None:
+                chain.append(parents[chain[-1]])
+            chains.append(' -> '.join(reversed(chain)))
+    assert not chains, 'forbidden imports:\n' + '\n'.join(chains)
+
+
+# What the object layer stands on, or what stands beside it.
+BELOW_OBJECTS = sorted({
+    'placement.candidates.query', 'placement.candidates.query_filters',
+    'placement.web.negotiation', 'placement.web.gc_pause',
+    'placement.web.validation', 'placement.web.responses',
+    'placement.handlers.base',
+    # Every module of the data layer and of the metrics but the gauges,
+    # which sum the objects' figures.
+    *(name for name in MODULES if name.startswith(('placement.data.',
+                                                   'placement.metrics.'))
+      and name != 'placement.metrics.capacity_gauges')})
+# Standard library only: usable by parsers, schemas and objects alike.
+STANDALONE = ['placement.data.uuids', 'placement.data.timestamps',
+              'placement.web.gc_pause']
+OBJECTS = sorted(name for name in MODULES
+                 if name.startswith('placement.objects'))
+ENGINE = sorted(name for name in MODULES
+                if name.startswith('placement.candidates'))
+DATA = sorted(name for name in MODULES if name.startswith('placement.data'))
+# The web edge: its request machinery and the handlers.  environ_keys.py
+# is only names (it imports nothing), which errors.py reads to render an
+# error document, so every layer may reach it.
+WEB_EDGE = ['placement.handlers'] + sorted(
+    name for name in MODULES if name.startswith('placement.web.')
+    and name != 'placement.web.environ_keys')
+# Each role's folder, and the three modules every role shares.
+TOP_LEVEL = {'__init__.py', 'wsgi.py', 'errors.py', 'microversions.py',
+             'cmd', 'config', 'web', 'handlers', 'schemas', 'candidates',
+             'objects', 'data', 'metrics', 'console'}
+
+
+def test_the_modules_named_here_exist():
+    assert set(BELOW_OBJECTS + STANDALONE) <= set(MODULES)
+    assert 'placement.data.db' in BELOW_OBJECTS
+    assert 'placement.metrics.metrics' in BELOW_OBJECTS
+    assert 'placement.candidates.candidate_search' in ENGINE
+    assert 'placement.web.router' in WEB_EDGE
+
+
+def test_the_package_is_grouped_by_role():
+    """A new module goes into its role's folder, not beside them."""
+    found = {path.name for path in PACKAGE.iterdir()
+             if path.name != '__pycache__'}
+    assert found == TOP_LEVEL
+    assert len(TOP_LEVEL) <= 14
+
+
+@pytest.mark.parametrize('name', BELOW_OBJECTS)
+def test_never_imports_the_objects(name):
+    _assert_never_reaches(name, ['placement.objects'])
+
+
+@pytest.mark.parametrize('name', STANDALONE)
+def test_needs_the_standard_library_only(name):
+    reached = set(_reached(name)) - {name}
+    _assert_never_reaches(name, sorted(reached - sys.stdlib_module_names))
+
+
+@pytest.mark.parametrize('name', OBJECTS)
+def test_objects_never_import_the_handlers(name):
+    _assert_never_reaches(name, WEB_EDGE)
+
+
+@pytest.mark.parametrize('name', ENGINE)
+def test_the_engine_never_imports_the_web_edge(name):
+    _assert_never_reaches(name, WEB_EDGE)
+
+
+@pytest.mark.parametrize('name', DATA)
+def test_the_data_layer_imports_no_resource(name):
+    _assert_never_reaches(name, ['placement.objects', 'placement.handlers',
+                                 'placement.candidates', *WEB_EDGE])
+
+
+def test_the_metrics_hooks_read_no_resource():
+    """db.py counts through the hooks, so they stand below every
+    resource: no objects, handlers, engine or web edge."""
+    _assert_never_reaches('placement.metrics.metrics',
+                          ['placement.objects', 'placement.handlers',
+                           'placement.candidates', *WEB_EDGE])
+
+
+@pytest.mark.parametrize('name', ['placement.candidates.query',
+                                  'placement.candidates.query_filters'])
+def test_query_parsing_needs_no_schema_validator(name):
+    """The query parsers are pure parsing: no jsonschema, no webob of
+    their own (their errors are errors.py's)."""
+    _assert_never_reaches(name, ['jsonschema'])
+    assert 'webob' not in _imports(name)
+
+
+@pytest.mark.parametrize('name', ['placement.web.deploy', 'placement.wsgi',
+                                  'placement.cmd.api'])
+def test_production_never_imports_the_testing_package(name):
+    _assert_never_reaches(name, ['testsupport'])
