@@ -6,9 +6,9 @@ import tempfile
 
 import httpx
 
-import helpers
-from explain_support import combined, explain
-from helpers import SHARING, get_candidates
+from support import helpers
+from support.explain_support import combined, explain
+from support.helpers import SHARING, get_candidates
 
 REQUEST = {'resources': 'VCPU:1,MEMORY_MB:512,DISK_GB:20'}
 
