@@ -50,7 +50,8 @@ HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
            'openstack-api-version': 'placement 1.39'}
 AZS = 4
-FLAT, NESTED, SHARED, POOLS = 6000, 2000, 2000, 20
+# Compute nodes per sharing disk pool.
+POOL_SIZE = 500
 SHARING = 'MISC_SHARES_VIA_AGGREGATE'
 AVX2 = 'HW_CPU_X86_AVX2'
 
@@ -134,18 +135,22 @@ class Seeder:
                 {'resource_provider_id': rp, 'aggregate_id': aggregate})
         return rp
 
-    def cloud(self):
-        """Write the cloud; the availability zones' uuids."""
+    def cloud(self, computes=10000):
+        """Write the cloud (six tenths flat, two nested, two disk-less);
+        the availability zones' uuids."""
+        flat, nested = computes * 6 // 10, computes // 5
+        shared = computes - flat - nested
         azs = [self.aggregate(index + 1) for index in range(AZS)]
-        pools = [self.aggregate(AZS + index + 1) for index in range(POOLS)]
+        pools = [self.aggregate(AZS + index + 1)
+                 for index in range(max(1, computes // POOL_SIZE))]
         compute = {'VCPU': (64, 4.0, 0), 'MEMORY_MB': (262144, 1.0, 4096)}
-        for index in range(FLAT):
+        for index in range(flat):
             self.provider('flat-%05d' % index,
                           dict(compute, DISK_GB=(2000, 1.0, 0)),
                           traits=[AVX2] if index % 3 == 0 else [],
                           aggregates=[azs[index % AZS]])
         numa = {'VCPU': (32, 4.0, 0), 'MEMORY_MB': (131072, 1.0, 2048)}
-        for index in range(NESTED):
+        for index in range(nested):
             root = self.provider('nested-%05d' % index,
                                  {'DISK_GB': (2000, 1.0, 0)},
                                  aggregates=[azs[index % AZS]])
@@ -156,10 +161,10 @@ class Seeder:
             self.provider('pool-%02d' % index,
                           {'DISK_GB': (100000, 1.0, 0)}, traits=[SHARING],
                           aggregates=[pool])
-        for index in range(SHARED):
+        for index in range(shared):
             self.provider('diskless-%05d' % index, compute,
                           aggregates=[azs[index % AZS],
-                                      pools[index % POOLS]])
+                                      pools[index % len(pools)]])
         for table, rows in self.rows.items():
             for start in range(0, len(rows), 5000):
                 self.conn.execute(table.insert(), rows[start:start + 5000])
@@ -214,6 +219,7 @@ def os_capacity(app, named, sample):
 
 def add_arguments(parser):
     parser.add_argument('--db-url')
+    parser.add_argument('--computes', type=int, default=10000)
     parser.add_argument('--repeats', type=int, default=3)
     parser.add_argument('--sample', type=int, default=500)
     parser.add_argument('--database')
@@ -250,7 +256,7 @@ def measure(args, workdir):
                     .order_by(tables.placement_aggregates.c.id)
                     .limit(AZS)).scalars())
             else:
-                az_uuids = Seeder(conn).cloud()
+                az_uuids = Seeder(conn).cloud(args.computes)
         engine.dispose()
         named = shapes(az_uuids)
         body = {'shapes': named}

@@ -19,7 +19,7 @@ The metrics run in their multiprocess mode, as under ``placement-api``.
 2. Scrape: a database of M providers; ``GET /metrics`` with
    ``cache_seconds = 0`` (every scrape runs the SQL), cloud-wide and with
    ``per_provider = true``.  Reported: median wall and CPU ms.
-3. Shapes (``--shapes``): capacity.py's cloud of 10,000 compute
+3. Shapes (``--shapes``): the capacity command's cloud of 10,000 compute
    nodes and its 20 shapes as ``[metrics] capacity_shape`` lines, with
    ``capacity_per_aggregate`` and ``cache_seconds = 600``: the first
    scrape (which counts them), ``--rounds`` scrapes from the cache,
@@ -174,14 +174,14 @@ def scrape(workdir, count, rounds):
                  statistics.median(t[1] for t in times) * 1000, size))
 
 
-def shape_scrapes(workdir, rounds):
+def shape_scrapes(workdir, rounds, computes):
     """The first scrape of 20 configured shapes, then cached ones."""
     url = 'sqlite:///' + os.path.join(workdir, 'shapes.sqlite')
     bootstrap.prepare_database(db.Database(write_conf(
         workdir, url, {'enabled': False})), migrate=True)
     engine = sa.create_engine(url)
     with engine.begin() as conn:
-        az_uuids = capacity.Seeder(conn).cloud()
+        az_uuids = capacity.Seeder(conn).cloud(computes)
     engine.dispose()
     named = capacity.shapes(az_uuids)
     lines = ['%s %s' % item for item in named.items()]
@@ -233,6 +233,8 @@ def add_arguments(parser):
     parser.add_argument('--rounds', type=int, default=30)
     parser.add_argument('--shapes', action='store_true',
                         help='only the scrapes of 20 configured shapes')
+    parser.add_argument('--computes', type=int, default=10000,
+                        help='compute nodes of the --shapes cloud')
 
 
 def main(args):
@@ -242,7 +244,7 @@ def main(args):
 
 def measure(args, workdir):
     if args.shapes:
-        shape_scrapes(workdir, args.rounds)
+        shape_scrapes(workdir, args.rounds, args.computes)
         return
     candidates(workdir, args.providers, args.rounds)
     scrape(workdir, args.scrape_providers, max(5, args.rounds // 3))

@@ -24,7 +24,8 @@ from bench.common import web
 from bench.common import scratch
 from bench.common import serving
 from bench.common.cloud import Cloud
-from bench.commands.mix import http
+from bench.commands.mix.http import add_arguments as add_mix_arguments
+from bench.commands.mix.http import print_table
 from bench.commands.mix import traffic
 
 RSS_TOLERANCE = 0.10
@@ -238,12 +239,15 @@ def add_arguments(parser):
     parser.add_argument('--minutes', type=int, default=30)
     parser.add_argument('--settle', type=int, default=5,
                         help='minutes of warm-up before the baseline sample')
+    parser.add_argument('--minute', type=float, default=60.0,
+                        help='seconds between samples (default 60; less '
+                        'for a quick try)')
     # The rest as the http mode takes them (--duration is --minutes).
-    http.add_arguments(parser)
+    add_mix_arguments(parser)
 
 
 def main(args):
-    args.duration = 60.0 * args.minutes
+    args.duration = args.minute * args.minutes
     serving.set_port_range(args.port_range)
     with scratch.directory('placement-long-run-', args.keep) as workdir:
         return run(args, workdir)
@@ -279,7 +283,8 @@ def run(args, workdir):
         for minute in range(args.minutes + 1):
             # The last sample a little before the end, while clients are
             # still connected as during the run.
-            at = started + 60 * minute - (5 if minute == args.minutes else 0)
+            at = started + args.minute * minute - (
+                min(5, args.minute / 4) if minute == args.minutes else 0)
             time.sleep(max(0, at - time.monotonic()))
             sampler.sample(minute)
         runner.join()
@@ -291,7 +296,7 @@ def run(args, workdir):
             db.drop()
     title = '%s, %s, %d computes, %d workers, %d minutes' % (
         args.label, db.backend, args.computes, args.workers, args.minutes)
-    http.print_table(title, result, True)
+    print_table(title, result, True)
     print()
     print(markdown(sampler.rows))
     flat, notes = verdict(sampler.rows, args.settle)
