@@ -44,6 +44,7 @@ from placement import deploy
 from placement import tables
 
 from bench.common import serving
+from bench.common import cloud
 from bench.common import scratch
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
@@ -84,55 +85,20 @@ def shapes(az_uuids):
 
 
 class Seeder:
-    """Rows written in bulk at the end."""
+    """The cloud's rows, with usage drawn at random (fixed seed)."""
 
     def __init__(self, conn):
         self.conn = conn
-        self.rc = dict(conn.execute(sa.select(
-            tables.resource_classes.c.name,
-            tables.resource_classes.c.id)).all())
-        self.traits = dict(conn.execute(sa.select(
-            tables.traits.c.name, tables.traits.c.id)).all())
-        self.rows = {table: [] for table in (
-            tables.resource_providers, tables.placement_aggregates,
-            tables.inventories, tables.allocations,
-            tables.resource_provider_traits,
-            tables.resource_provider_aggregates)}
-        self.next_id = 1
+        self.rows = cloud.Rows(conn)
         self.random = random.Random(42)
 
-    def aggregate(self, index):
-        self.rows[tables.placement_aggregates].append(
-            {'id': index, 'uuid': str(uuid.uuid4())})
-        return index
-
-    def provider(self, name, inventory, traits=(), aggregates=(),
-                 parent=None, root=None):
-        rp = self.next_id
-        self.next_id += 1
-        self.rows[tables.resource_providers].append({
-            'id': rp, 'uuid': str(uuid.uuid4()), 'name': name,
-            'generation': 1, 'root_provider_id': root or rp,
-            'parent_provider_id': parent})
+    def provider(self, name, inventory, **kwargs):
+        rp = self.rows.provider(name, inventory, **kwargs)
         for rc, (total, ratio, reserved) in inventory.items():
-            self.rows[tables.inventories].append({
-                'resource_provider_id': rp, 'resource_class_id': self.rc[rc],
-                'total': total, 'reserved': reserved, 'min_unit': 1,
-                'max_unit': total, 'step_size': 1,
-                'allocation_ratio': ratio})
             used = int(self.random.random() * 0.8 * (total - reserved)
                        * ratio)
             if used:
-                self.rows[tables.allocations].append({
-                    'resource_provider_id': rp,
-                    'resource_class_id': self.rc[rc],
-                    'consumer_id': str(uuid.uuid4()), 'used': used})
-        for trait in traits:
-            self.rows[tables.resource_provider_traits].append(
-                {'resource_provider_id': rp, 'trait_id': self.traits[trait]})
-        for aggregate in aggregates:
-            self.rows[tables.resource_provider_aggregates].append(
-                {'resource_provider_id': rp, 'aggregate_id': aggregate})
+                self.rows.allocation(rp, rc, str(uuid.uuid4()), used)
         return rp
 
     def cloud(self, computes=10000):
@@ -140,9 +106,10 @@ class Seeder:
         the availability zones' uuids."""
         flat, nested = computes * 6 // 10, computes // 5
         shared = computes - flat - nested
-        azs = [self.aggregate(index + 1) for index in range(AZS)]
-        pools = [self.aggregate(AZS + index + 1)
-                 for index in range(max(1, computes // POOL_SIZE))]
+        az_uuids = [str(uuid.uuid4()) for _ in range(AZS)]
+        azs = [self.rows.aggregate(az) for az in az_uuids]
+        pools = [self.rows.aggregate()
+                 for _ in range(max(1, computes // POOL_SIZE))]
         compute = {'VCPU': (64, 4.0, 0), 'MEMORY_MB': (262144, 1.0, 4096)}
         for index in range(flat):
             self.provider('flat-%05d' % index,
@@ -165,17 +132,9 @@ class Seeder:
             self.provider('diskless-%05d' % index, compute,
                           aggregates=[azs[index % AZS],
                                       pools[index % len(pools)]])
-        for table, rows in self.rows.items():
-            for start in range(0, len(rows), 5000):
-                self.conn.execute(table.insert(), rows[start:start + 5000])
-        if self.conn.dialect.name == 'postgresql':
-            self.conn.exec_driver_sql('ANALYZE')
-        elif self.conn.dialect.name in ('mysql', 'mariadb'):
-            for table in tables.metadata.sorted_tables:
-                self.conn.exec_driver_sql('ANALYZE TABLE %s' % table.name)
-        uuids = {row['id']: row['uuid']
-                 for row in self.rows[tables.placement_aggregates]}
-        return [uuids[az] for az in azs]
+        self.rows.flush()
+        cloud.analyze(self.conn)
+        return az_uuids
 
 
 def call(app, method, url, body=None):

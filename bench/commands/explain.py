@@ -30,99 +30,44 @@ import sqlalchemy as sa
 import webob
 
 from bench.common import web
+from bench.common import cloud
 from bench.common import datasets
 from bench.common import scratch
 
 from placement import conf as placement_conf
 from placement import deploy
-from placement import tables
 
 HEADERS = dict(web.HEADERS)
 EMPTY_VCPU = 'VCPU:100000'
 
 
-class Writer:
-    """Rows for providers, inventories, traits and aggregates, inserted in
-    bulk at the end."""
-
-    def __init__(self, conn):
-        self.conn = conn
-        self.rc = dict(conn.execute(sa.select(
-            tables.resource_classes.c.name,
-            tables.resource_classes.c.id)).all())
-        self.traits = dict(conn.execute(sa.select(
-            tables.traits.c.name, tables.traits.c.id)).all())
-        self.rows = {table: [] for table in (
-            tables.resource_providers, tables.inventories,
-            tables.resource_provider_traits,
-            tables.resource_provider_aggregates)}
-        self.next_id = 1
-
-    def resource_class(self, name):
-        if name not in self.rc:
-            self.rc[name] = self.conn.execute(
-                tables.resource_classes.insert().values(name=name)
-            ).inserted_primary_key[0]
-        return self.rc[name]
-
-    def trait(self, name):
-        if name not in self.traits:
-            self.traits[name] = self.conn.execute(
-                tables.traits.insert().values(name=name)
-            ).inserted_primary_key[0]
-        return self.traits[name]
-
-    def provider(self, name, inventories, traits, parent=None, root=None,
-                 aggregate=None):
-        rp = self.next_id
-        self.next_id += 1
-        self.rows[tables.resource_providers].append(dict(
-            id=rp, uuid=str(uuid.uuid4()), name=name, generation=1,
-            root_provider_id=root or rp, parent_provider_id=parent))
-        for rc, fields in inventories.items():
-            self.rows[tables.inventories].append(dict(
-                resource_provider_id=rp,
-                resource_class_id=self.resource_class(rc),
-                total=fields['total'], reserved=0, min_unit=1,
-                max_unit=fields['total'], step_size=1,
-                allocation_ratio=1.0))
-        for name_ in traits:
-            self.rows[tables.resource_provider_traits].append(dict(
-                resource_provider_id=rp, trait_id=self.trait(name_)))
-        if aggregate is not None:
-            self.rows[tables.resource_provider_aggregates].append(dict(
-                resource_provider_id=rp, aggregate_id=aggregate))
-        return rp
-
-    def flush(self):
-        for table, rows in self.rows.items():
-            if rows:
-                self.conn.execute(table.insert(), rows)
+def totals(inventories):
+    """{class: total} of the API's inventory bodies."""
+    return {name: fields['total'] for name, fields in inventories.items()}
 
 
 def fill(engine, kind, count):
     """Write the data set; return the benchmark query string."""
     with engine.begin() as conn:
-        writer = Writer(conn)
+        rows = cloud.Rows(conn)
         if kind == 'flat':
             agg_uuid = str(uuid.uuid4())
-            agg = conn.execute(tables.placement_aggregates.insert().values(
-                uuid=agg_uuid)).inserted_primary_key[0]
+            agg = rows.aggregate(agg_uuid)
             for index in range(count):
-                writer.provider('cn-%06d' % index,
-                                datasets.FLAT_INVENTORY,
-                                [datasets.FLAT_TRAIT], aggregate=agg)
+                rows.provider('cn-%06d' % index,
+                              totals(datasets.FLAT_INVENTORY),
+                              [datasets.FLAT_TRAIT], aggregates=[agg])
             query = datasets.FLAT_QUERY.format(aggregate=agg_uuid)
         else:
             for index in range(count):
                 made = {}
                 for key, parent, inventories, traits in \
                         datasets.NESTED_TREE:
-                    made[key] = writer.provider(
-                        'tree-%06d-%s' % (index, key), inventories, traits,
-                        parent=made.get(parent), root=made.get('compute'))
+                    made[key] = rows.provider(
+                        'tree-%06d-%s' % (index, key), totals(inventories),
+                        traits, parent=made.get(parent))
             query = datasets.NESTED_QUERY
-        writer.flush()
+        rows.flush()
     return query
 
 

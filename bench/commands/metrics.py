@@ -48,6 +48,7 @@ from placement import tables  # noqa: E402
 from placement.objects import bootstrap  # noqa: E402
 
 from bench.commands import capacity  # noqa: E402
+from bench.common import cloud  # noqa: E402
 from bench.common import scratch  # noqa: E402
 
 QUERY = ('/allocation_candidates?'
@@ -79,37 +80,18 @@ def fill(url, count):
                       {'enabled': False})
     database = db.Database(conf)
     bootstrap.prepare_database(database, migrate=True)
-    names = {}
     with database.engine.begin() as conn:
-        for row in conn.execute(sa.select(tables.resource_classes)):
-            names[row.name] = row.id
         conn.execute(tables.projects.insert(), [{'id': 1,
                                                  'external_id': 'p'}])
         conn.execute(tables.users.insert(), [{'id': 1, 'external_id': 'u'}])
-        providers, inventories, consumers, allocations = [], [], [], []
+        rows = cloud.Rows(conn)
         for rp in range(1, count + 1):
             rp_uuid = str(uuid.uuid4())
-            providers.append({'id': rp, 'uuid': rp_uuid, 'name': rp_uuid,
-                              'generation': 1, 'root_provider_id': rp})
-            for name, total in (('VCPU', 32), ('MEMORY_MB', 8192),
-                                ('DISK_GB', 2000)):
-                inventories.append({
-                    'resource_provider_id': rp,
-                    'resource_class_id': names[name], 'total': total,
-                    'reserved': 0, 'min_unit': 1, 'max_unit': total,
-                    'step_size': 1, 'allocation_ratio': 1.0})
+            rows.provider(rp_uuid, {'VCPU': 32, 'MEMORY_MB': 8192,
+                                    'DISK_GB': 2000}, provider_uuid=rp_uuid)
             if rp % 10 == 0:
-                consumer = str(uuid.uuid4())
-                consumers.append({'uuid': consumer, 'project_id': 1,
-                                  'user_id': 1, 'generation': 1})
-                allocations.append({'resource_provider_id': rp,
-                                    'consumer_id': consumer,
-                                    'resource_class_id': names['VCPU'],
-                                    'used': 2})
-        conn.execute(tables.resource_providers.insert(), providers)
-        conn.execute(tables.inventories.insert(), inventories)
-        conn.execute(tables.consumers.insert(), consumers)
-        conn.execute(tables.allocations.insert(), allocations)
+                rows.allocation(rp, 'VCPU', rows.consumer(1, 1), 2)
+        rows.flush()
     database.engine.dispose()
 
 

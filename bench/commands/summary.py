@@ -32,6 +32,7 @@ from placement import tables
 from placement.objects import bootstrap
 from placement.objects import summary
 
+from bench.common import cloud
 from bench.common import scratch
 from bench.common import serving
 
@@ -43,56 +44,31 @@ ROOT_CLASSES = (('VCPU', 64, 4.0), ('MEMORY_MB', 262144, 1.0),
 
 def fill(database, count):
     with database.engine.begin() as conn:
-        ids = dict(conn.execute(sa.select(tables.resource_classes.c.name,
-                                          tables.resource_classes.c.id)).all())
         conn.execute(tables.projects.insert(), [
             {'id': p, 'external_id': 'project-%03d' % p}
             for p in range(1, 501)])
         conn.execute(tables.users.insert(), [{'id': 1, 'external_id': 'u'}])
         conn.execute(tables.consumer_types.insert(), [
             {'id': 1, 'name': 'INSTANCE'}, {'id': 2, 'name': 'MIGRATION'}])
-        providers, inventories, consumers, allocations = [], [], [], []
+        rows = cloud.Rows(conn)
         for rp in range(1, count + 1):
             root = rp - (rp - 1) % 4
-            providers.append({
-                'id': rp, 'uuid': str(uuid.uuid4()), 'name': 'rp-%06d' % rp,
-                'generation': 1, 'root_provider_id': root,
-                'parent_provider_id': None if rp == root else root})
             if rp % 50 == 0:
-                continue
-            classes = ROOT_CLASSES if rp == root else (('PCPU', 16, 1.0),)
-            for name, total, ratio in classes:
-                inventories.append({
-                    'resource_provider_id': rp, 'resource_class_id': ids[name],
-                    'total': total, 'reserved': rp % 3, 'min_unit': 1,
-                    'max_unit': total, 'step_size': 1,
-                    'allocation_ratio': ratio})
-            if rp % 2:
-                consumer = str(uuid.uuid4())
-                consumers.append({'uuid': consumer,
-                                  'project_id': rp % 500 + 1, 'user_id': 1,
-                                  'generation': 1,
-                                  'consumer_type_id': (None, 1, 2)[rp % 3]})
-                allocations.append({'resource_provider_id': rp,
-                                    'consumer_id': consumer,
-                                    'resource_class_id': ids[classes[0][0]],
-                                    'used': rp % 13 + 1})
-        # Parents before children: one statement per level.
-        conn.execute(tables.resource_providers.insert(),
-                     [p for p in providers if p['parent_provider_id'] is None])
-        conn.execute(tables.resource_providers.insert(),
-                     [p for p in providers if p['parent_provider_id']])
-        conn.execute(tables.inventories.insert(), inventories)
-        conn.execute(tables.consumers.insert(), consumers)
-        conn.execute(tables.allocations.insert(), allocations)
-    # Statistics as a database that grew over time has them.
-    dialect = database.engine.dialect.name
+                classes = ()
+            elif rp == root:
+                classes = ROOT_CLASSES
+            else:
+                classes = (('PCPU', 16, 1.0),)
+            rows.provider('rp-%06d' % rp, {
+                name: (total, ratio, rp % 3)
+                for name, total, ratio in classes},
+                parent=None if rp == root else root)
+            if classes and rp % 2:
+                rows.allocation(rp, classes[0][0], rows.consumer(
+                    rp % 500 + 1, 1, (None, 1, 2)[rp % 3]), rp % 13 + 1)
+        rows.flush()
     with database.engine.connect() as conn:
-        if dialect == 'mysql':
-            for table in tables.metadata.sorted_tables:
-                conn.exec_driver_sql('ANALYZE TABLE ' + table.name).all()
-        elif dialect == 'postgresql':
-            conn.exec_driver_sql('ANALYZE')
+        cloud.analyze(conn)
 
 
 def explain(database):

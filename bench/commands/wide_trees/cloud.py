@@ -5,8 +5,9 @@ import uuid as uuidlib
 import sqlalchemy as sa
 
 from placement import migration
-from placement import tables
 from placement.objects import bootstrap
+
+from bench.common.cloud import Rows
 
 ROOT_ASK = 'DISK_GB:20,MEMORY_MB:2048,VCPU:2'
 
@@ -87,104 +88,42 @@ def build(data, url):
     engine = sa.create_engine(url)
     migration.upgrade(engine)
     bootstrap.sync_standard_names(_Writes(engine))
-    rows = {'rp': [], 'inv': [], 'trait': [], 'agg': []}
     with engine.begin() as conn:
-        def rc(name):
-            found = conn.execute(sa.select(tables.resource_classes.c.id).where(
-                tables.resource_classes.c.name == name)).scalar()
-            if found is None:
-                # Custom classes take ids from 10000, as the API gives them.
-                highest = conn.execute(sa.select(sa.func.max(
-                    tables.resource_classes.c.id))).scalar()
-                found = max(highest + 1, 10000)
-                conn.execute(tables.resource_classes.insert().values(
-                    id=found, name=name))
-            return found
+        rows = Rows(conn)
 
-        def trait(name):
-            found = conn.execute(sa.select(tables.traits.c.id).where(
-                tables.traits.c.name == name)).scalar()
-            if found is None:
-                found = conn.execute(tables.traits.insert().values(
-                    name=name)).inserted_primary_key[0]
-            return found
-
-        counter = iter(range(1, 10 ** 7))
-
-        def provider(name, parent=None, inventory=(), traits=(), agg=None):
-            rp = next(counter)
-            root = rp if parent is None else rows['rp'][parent - 1]['root']
-            rows['rp'].append({
-                'id': rp, 'uuid': str(uuidlib.uuid5(uuidlib.NAMESPACE_DNS,
-                                                    name)),
-                'name': name, 'generation': 1, 'root': root,
-                'parent': parent})
-            for rc_id, total in inventory:
-                rows['inv'].append({
-                    'resource_provider_id': rp, 'resource_class_id': rc_id,
-                    'total': total, 'reserved': 0, 'min_unit': 1,
-                    'max_unit': total, 'step_size': 1,
-                    'allocation_ratio': 1.0})
-            for trait_id in traits:
-                rows['trait'].append({'resource_provider_id': rp,
-                                      'trait_id': trait_id})
-            if agg is not None:
-                rows['agg'].append({'resource_provider_id': rp,
-                                    'aggregate_id': agg})
-            return rp
+        def provider(name, **kwargs):
+            # Names give the uuids: every engine's copy has the same.
+            return rows.provider(name, provider_uuid=str(uuidlib.uuid5(
+                uuidlib.NAMESPACE_DNS, name)), **kwargs)
 
         kind = data[0]
-        vcpu, mem, disk = rc('VCPU'), rc('MEMORY_MB'), rc('DISK_GB')
         if kind == 'wide':
             _, computes, pfs, vfs = data
-            vf = rc('CUSTOM_VF')
             for c in range(computes):
-                cn = provider('cn%d' % c, inventory=[
-                    (vcpu, 32), (mem, 65536), (disk, 2000)])
+                cn = provider('cn%d' % c, inventory={
+                    'VCPU': 32, 'MEMORY_MB': 65536, 'DISK_GB': 2000})
                 for p in range(pfs):
                     pf = provider('cn%d_pf%d' % (c, p), parent=cn)
                     for v in range(vfs):
                         provider('cn%d_pf%d_vf%d' % (c, p, v), parent=pf,
-                                 inventory=[(vf, 1)])
+                                 inventory={'CUSTOM_VF': 1})
         elif kind == 'flat':
-            agg = conn.execute(tables.placement_aggregates.insert().values(
-                uuid=AGGREGATE)).inserted_primary_key[0]
-            avx2 = trait('HW_CPU_X86_AVX2')
+            agg = rows.aggregate(AGGREGATE)
             for n in range(data[1]):
-                provider('cn%d' % n, inventory=[
-                    (vcpu, 32), (mem, 8192), (disk, 2000)], traits=[avx2],
-                    agg=agg)
+                provider('cn%d' % n, inventory={
+                    'VCPU': 32, 'MEMORY_MB': 8192, 'DISK_GB': 2000},
+                    traits=['HW_CPU_X86_AVX2'], aggregates=[agg])
         else:
-            multi = trait('COMPUTE_VOLUME_MULTI_ATTACH')
-            foo = trait('CUSTOM_FOO')
-            fpga, vgpu = rc('FPGA'), rc('VGPU')
             for n in range(data[1]):
-                cn = provider('cn%d' % n, inventory=[(disk, 2000)],
-                              traits=[multi])
+                cn = provider('cn%d' % n, inventory={'DISK_GB': 2000},
+                              traits=['COMPUTE_VOLUME_MULTI_ATTACH'])
                 for numa in range(2):
                     node = provider('cn%d_numa%d' % (n, numa), parent=cn,
-                                    inventory=[(vcpu, 16), (mem, 4096)],
-                                    traits=[foo])
+                                    inventory={'VCPU': 16, 'MEMORY_MB': 4096},
+                                    traits=['CUSTOM_FOO'])
                     provider('cn%d_numa%d_fpga' % (n, numa), parent=node,
-                             inventory=[(fpga, 1)])
+                             inventory={'FPGA': 1})
                     provider('cn%d_numa%d_pgpu' % (n, numa), parent=node,
-                             inventory=[(vgpu, 8)])
-        rp = tables.resource_providers
-        # Parents first: insert without the tree columns, then set them.
-        conn.execute(rp.insert(), [
-            {'id': r['id'], 'uuid': r['uuid'], 'name': r['name'],
-             'generation': 1} for r in rows['rp']])
-        conn.execute(rp.update().where(rp.c.id == sa.bindparam('rid'))
-                     .values(root_provider_id=sa.bindparam('root'),
-                             parent_provider_id=sa.bindparam('parent')),
-                     [{'rid': r['id'], 'root': r['root'],
-                       'parent': r['parent']} for r in rows['rp']])
-        if rows['inv']:
-            conn.execute(tables.inventories.insert(), rows['inv'])
-        if rows['trait']:
-            conn.execute(tables.resource_provider_traits.insert(),
-                         rows['trait'])
-        if rows['agg']:
-            conn.execute(tables.resource_provider_aggregates.insert(),
-                         rows['agg'])
+                             inventory={'VGPU': 8})
+        rows.flush()
     engine.dispose()
