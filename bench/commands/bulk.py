@@ -151,8 +151,10 @@ def main(args):
         for label, cmd, setup, count in runs:
             for row in run(label, cmd, setup, count, args, root):
                 print('| %s | %s | %d | %s | %s | %.1f | %.1f | %.0f | %.0f '
-                      '| %s |' % (label, database, count, row['phase'], row['status'],
-                                  row['wall_s'], row['cpu_s'], count / row['wall_s'],
-                                  count / max(row['cpu_s'], 0.01),
-                                  'yes' if row['usages_ok'] else 'NO'), flush=True)
+                      '| %s |' % (
+                          label, database, count, row['phase'],
+                          row['status'], row['wall_s'], row['cpu_s'],
+                          count / row['wall_s'],
+                          count / max(row['cpu_s'], 0.01),
+                          'yes' if row['usages_ok'] else 'NO'), flush=True)
     return 0

@@ -40,9 +40,7 @@ import json
 import logging
 import os
 import random
-import shutil
 import statistics
-import tempfile
 import time
 import uuid
 
@@ -52,6 +50,7 @@ import webob
 from bench.common import web
 from bench.common import report
 from bench.common import scenarios
+from bench.common import scratch
 from bench.common import serving
 from bench.commands import explain
 from bench.common import cloud
@@ -67,41 +66,40 @@ from placement import tables
 
 def cost_run(args, kind, count):
     """{order: ([CPU ms], [wall ms]) per request} on a fresh data set."""
-    workdir = tempfile.mkdtemp(prefix='weigh-cost-')
-    db = serving.Database(args.db_url, workdir, 'weigh_cost')
-    db.create()
-    try:
-        path = os.path.join(workdir, 'placement.conf')
-        with open(path, 'w') as out:
-            out.write('[api]\nauth_strategy = noauth2\n'
-                      '[placement_database]\nconnection = %s\n'
-                      'sync_on_startup = True\n' % db.url)
-        conf = placement_conf.load(config_files=[path])
-        app = deploy.loadapp(conf)
-        logging.getLogger().setLevel(logging.WARNING)
-        engine = sa.create_engine(db.url)
-        url = '/allocation_candidates?%s&limit=%d' % (
-            explain.fill(engine, kind, count), args.limit)
-        with engine.connect() as conn:
-            hosts = conn.execute(disk_holders()).scalars().all()
-        engine.dispose()
-        times = {order: ([], []) for order in args.orders}
-        for round_ in range(args.repeats + 1):
-            for order in args.orders:
-                conf.set_override('candidate_order', order,
-                                  group='placement')
-                if args.claim_between:
-                    claim_one(app, random.choice(hosts))
-                started = time.perf_counter()
-                elapsed, _ = explain.call(app, url)
-                if round_:      # the first round warms caches up
-                    times[order][0].append(elapsed)
-                    times[order][1].append(
-                        (time.perf_counter() - started) * 1000.0)
-        return times
-    finally:
-        db.drop()
-        shutil.rmtree(workdir, ignore_errors=True)
+    with scratch.directory('weigh-cost-') as workdir:
+        db = serving.Database(args.db_url, workdir, 'weigh_cost')
+        db.create()
+        try:
+            path = os.path.join(workdir, 'placement.conf')
+            with open(path, 'w') as out:
+                out.write('[api]\nauth_strategy = noauth2\n'
+                          '[placement_database]\nconnection = %s\n'
+                          'sync_on_startup = True\n' % db.url)
+            conf = placement_conf.load(config_files=[path])
+            app = deploy.loadapp(conf)
+            logging.getLogger().setLevel(logging.WARNING)
+            engine = sa.create_engine(db.url)
+            url = '/allocation_candidates?%s&limit=%d' % (
+                explain.fill(engine, kind, count), args.limit)
+            with engine.connect() as conn:
+                hosts = conn.execute(disk_holders()).scalars().all()
+            engine.dispose()
+            times = {order: ([], []) for order in args.orders}
+            for round_ in range(args.repeats + 1):
+                for order in args.orders:
+                    conf.set_override('candidate_order', order,
+                                      group='placement')
+                    if args.claim_between:
+                        claim_one(app, random.choice(hosts))
+                    started = time.perf_counter()
+                    elapsed, _ = explain.call(app, url)
+                    if round_:      # the first round warms caches up
+                        times[order][0].append(elapsed)
+                        times[order][1].append(
+                            (time.perf_counter() - started) * 1000.0)
+            return times
+        finally:
+            db.drop()
 
 
 def disk_holders():
@@ -156,8 +154,8 @@ def cost(args):
 # -- claims: concurrent first-pick schedulers over HTTP ---------------------
 
 class Flavor:
-    """The one flavor the claimers ask for, as the candidates command's claimers
-    take a data set."""
+    """The one flavor the claimers ask for, as the candidates command's
+    claimers take a data set."""
     kind = 'flat'
 
     @staticmethod
@@ -166,7 +164,8 @@ class Flavor:
 
 
 def claims_run(args, label, options, concurrency, root):
-    workdir = tempfile.mkdtemp(prefix='weigh-%s-' % label, dir=root)
+    workdir = os.path.join(root, '%s-%d' % (label, concurrency))
+    os.mkdir(workdir)
     db = serving.Database(args.db_url, workdir,
                           'weigh_%s_%d' % (label, concurrency))
     db.create()
@@ -197,12 +196,11 @@ def claims_run(args, label, options, concurrency, root):
 
 def claims(args):
     serving.set_port_range(args.port_range)
-    root = tempfile.mkdtemp(prefix='weigh-claims-')
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
     print('| database | schedulers | order | claims/s | 409s per 1,000 '
           'claims | failed claims | over-committed |')
     print('|---|---|---|---|---|---|---|')
-    try:
+    with scratch.directory('weigh-claims-') as root:
         for concurrency in args.concurrency:
             for label, options, _ in ORDERS:
                 if label not in args.orders:
@@ -215,8 +213,6 @@ def claims(args):
                     backend, concurrency, label, found['claims_per_s'],
                     1000.0 * found['conflicts'] / max(found['claims'], 1),
                     found['failures'], found['overcommitted']), flush=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def add_arguments(parser):

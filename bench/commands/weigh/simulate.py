@@ -6,10 +6,8 @@ import json
 import logging
 import os
 import random
-import shutil
 import sqlite3
 import statistics
-import tempfile
 import time
 import uuid
 
@@ -17,6 +15,7 @@ import webob
 
 from bench.common import web
 from bench.common import cloud
+from bench.common import scratch
 from bench.commands.mix import traffic
 
 from placement import conf as placement_conf
@@ -157,10 +156,9 @@ def utilization(used_ram, computes):
 
 
 def simulate(args):
-    workdir = tempfile.mkdtemp(prefix='weigh-sim-')
     rng = random.Random(args.seed)
     flavors = [rng.choice(FLAVORS) for _ in range(args.boots)]
-    try:
+    with scratch.directory('weigh-sim-') as workdir:
         cloud = make_cloud(workdir, args.computes)
         rows = []
         for packing in (False, True):
@@ -180,8 +178,6 @@ def simulate(args):
             spread, hosts = utilization(used.values(), args.computes)
             rows.append((label, spread, hosts, statistics.median(spent),
                          failed))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
     print('| order | RAM utilization std (%) | computes used | '
           'candidates CPU ms (median) | boots without candidates |')
     print('|---|---|---|---|---|')
