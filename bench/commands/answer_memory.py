@@ -19,6 +19,7 @@ import sys
 import sqlalchemy as sa
 import webob
 
+from bench.common import report
 from bench.commands import explain
 from bench.common import paths
 from bench.common import scratch
@@ -80,7 +81,7 @@ def measure(args, workdir):
          query], cwd=paths.REPOSITORY, check=True, capture_output=True,
         text=True).stdout
     growth, size = json.loads(output.splitlines()[-1])
-    print('| flat providers | answer | peak RSS growth | growth / answer |')
-    print('| --- | --- | --- | --- |')
+    print(report.markdown_head(['flat providers', 'answer',
+                                'peak RSS growth', 'growth / answer']))
     print('| {:,} | {:.1f} MB | {:.1f} MB | {:.2f}x |'.format(
         args.flat, size / 1e6, growth * 1024 / 1e6, growth * 1024 / size))

@@ -25,6 +25,7 @@ import os
 import time
 import uuid
 
+from bench.common import report
 from bench.common import web
 from bench.common import scratch
 from bench.common import serving
@@ -143,10 +144,10 @@ def main(args):
                                                 timeout=900),
                      args.upstream_consumers))
     database = args.db_url and args.db_url.split(':')[0] or 'sqlite'
-    print('| server | database | consumers | request | status | wall s '
-          '| server CPU s | consumers/s (wall) | consumers/s (CPU) '
-          '| usages right |')
-    print('|' + '---|' * 10)
+    print(report.markdown_head([
+        'server', 'database', 'consumers', 'request', 'status', 'wall s',
+        'server CPU s', 'consumers/s (wall)', 'consumers/s (CPU)',
+        'usages right']))
     with scratch.directory('placement-bulk-', args.keep) as root:
         for label, cmd, setup, count in runs:
             for row in run(label, cmd, setup, count, args, root):

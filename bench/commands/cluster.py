@@ -29,6 +29,7 @@ import uuid
 
 import httpx
 
+from bench.common import report
 from bench.common import paths
 
 sys.path.insert(0, paths.TESTS)
@@ -160,19 +161,18 @@ def measure(label, backend_urls, api_processes, args, counters=None):
     return row
 
 
-def report(rows):
+def table(rows):
     columns = ['topology', 'api', 'candidates/s', 'claims/s', '409',
                'cert failures', 'bf aborts', 'candidates errors',
                'other errors', 'over-committed', 'wrong']
-    lines = ['| ' + ' | '.join(columns) + ' |',
-             '|' + '---|' * len(columns)]
+    lines = [report.markdown_head(columns)]
     for row in rows:
         cells = []
         for column in columns:
             value = row.get(column, '-')
             cells.append('%.1f' % value if isinstance(value, float)
                          else str(value))
-        lines.append('| ' + ' | '.join(cells) + ' |')
+        lines.append(report.markdown_row(cells))
     return '\n'.join(lines)
 
 
@@ -204,4 +204,4 @@ def main(args):
     finally:
         cluster.stop()
         cluster.cleanup()
-    print(report(rows))
+    print(table(rows))

@@ -29,6 +29,7 @@ import uuid
 import sqlalchemy as sa
 import webob
 
+from bench.common import report
 from bench.common import web
 from bench.common import cloud
 from bench.common import datasets
@@ -145,10 +146,10 @@ def add_arguments(parser):
 def main(args):
     sets = [('flat', n) for n in args.flat] + [('nested', n)
                                                for n in args.nested]
-    print('| data set | candidates | query ms (median / min) | explain ms '
-          '(median / min) | explain / query | empty answer ms, explained / '
-          'not |')
-    print('| --- | --- | --- | --- | --- | --- |')
+    print(report.markdown_head([
+        'data set', 'candidates', 'query ms (median / min)',
+        'explain ms (median / min)', 'explain / query',
+        'empty answer ms, explained / not']))
     for kind, count in sets:
         result = run(kind, count, args.repeats)
         query, explain = result['candidates'], result['explain']

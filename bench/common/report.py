@@ -108,6 +108,15 @@ def report(title, labels, results, markdown):
     sys.stdout.flush()
 
 
+def markdown_head(names):
+    """A Markdown table's header and separator lines."""
+    return markdown_row(names) + '\n|' + '---|' * len(names)
+
+
+def markdown_row(cells):
+    return '| ' + ' | '.join(str(cell) for cell in cells) + ' |'
+
+
 def ratio(values, higher_better):
     """How many times better the first column is than the second."""
     ours, theirs = values

@@ -31,6 +31,7 @@ import os
 import time
 
 
+from bench.common import report
 from bench.common import web
 from bench.common import scratch
 from bench.common import serving
@@ -96,10 +97,9 @@ def print_table(label, result, markdown):
               late.get('unanswered_at_end', 0),
               late['server_cpu_s'], late['server_cpu_ms_per_request'] or 0))
     if markdown:
-        print('| ' + ' | '.join(header) + ' |')
-        print('|' + '---|' * len(header))
+        print(report.markdown_head(header))
         for row in rows:
-            print('| ' + ' | '.join(row) + ' |')
+            print(report.markdown_row(row))
     else:
         for row in [header] + rows:
             print('%-14s %8s %8s %8s %8s %7s %6s' % tuple(row))

@@ -20,6 +20,7 @@ import time
 
 import sqlalchemy as sa
 
+from bench.common import report
 from bench.common import web
 from bench.common import scratch
 from bench.common import serving
@@ -221,7 +222,7 @@ def markdown(rows):
         'w%d RSS MiB / fds / clients / DB conns' % (i + 1)
         for i in range(len(pids))] + [
         'DB sessions']
-    lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
+    lines = [report.markdown_head(header)]
     for row in rows:
         cells = ['%d' % row['minute'], '%.2f' % row['load1'],
                  '%d' % row['served'], '%d' % row['errors'],
@@ -231,7 +232,7 @@ def markdown(rows):
             cells.append('-' if w is None else '%.1f / %d / %d / %d' % (
                 w['rss_mib'], w['fds'], w['clients'], w['db_conns']))
         cells.append('-' if row['db_conns'] is None else str(row['db_conns']))
-        lines.append('| ' + ' | '.join(cells) + ' |')
+        lines.append(report.markdown_row(cells))
     return '\n'.join(lines)
 
 

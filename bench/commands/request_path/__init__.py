@@ -25,6 +25,7 @@ import uuid
 os.environ.setdefault('PROMETHEUS_MULTIPROC_DIR', tempfile.mkdtemp(
     prefix='request-path-bench-'))
 
+from bench.common import report  # noqa: E402
 from bench.common import scratch  # noqa: E402
 from bench.common import serving  # noqa: E402
 from bench.commands.request_path.http import (  # noqa: E402
@@ -165,8 +166,8 @@ def time_layers_in(workdir, args):
         costs, own = time_layers(chain, environs, args.calls)
         print('\nGET %s: %.3f ms CPU in-process, by layer (outermost '
               'first)\n' % (label, costs[0] * 1000))
-        print('| layer | alone and inside (ms) | own (ms) |')
-        print('|---|---:|---:|')
+        print(report.markdown_head(['layer', 'alone and inside (ms)',
+                                    'own (ms)']))
         for index, layer in enumerate(chain):
             print('| %s | %.3f | %.3f |' % (
                 type(layer).__name__, costs[index] * 1000,

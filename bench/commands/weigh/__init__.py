@@ -132,10 +132,10 @@ def cost(args):
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
     sets = [('flat', n) for n in args.flat] + [('nested', n)
                                                for n in args.nested]
-    print('| database | data set | order | limit | CPU ms median | CPU ms '
-          'fastest | CPU against default | wall ms median | wall against '
-          'default | load |')
-    print('|---|---|---|---|---|---|---|---|---|---|')
+    print(report.markdown_head([
+        'database', 'data set', 'order', 'limit', 'CPU ms median',
+        'CPU ms fastest', 'CPU against default', 'wall ms median',
+        'wall against default', 'load']))
     for kind, count in sets:
         load = os.getloadavg()[0]
         times = cost_run(args, kind, count)
@@ -197,9 +197,9 @@ def claims_run(args, label, options, concurrency, root):
 def claims(args):
     serving.set_port_range(args.port_range)
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
-    print('| database | schedulers | order | claims/s | 409s per 1,000 '
-          'claims | failed claims | over-committed |')
-    print('|---|---|---|---|---|---|---|')
+    print(report.markdown_head([
+        'database', 'schedulers', 'order', 'claims/s',
+        '409s per 1,000 claims', 'failed claims', 'over-committed']))
     with scratch.directory('weigh-claims-') as root:
         for concurrency in args.concurrency:
             for label, options, _ in ORDERS:

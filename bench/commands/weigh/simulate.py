@@ -13,6 +13,7 @@ import uuid
 
 import webob
 
+from bench.common import report
 from bench.common import web
 from bench.common import cloud
 from bench.common import scratch
@@ -178,9 +179,9 @@ def simulate(args):
             spread, hosts = utilization(used.values(), args.computes)
             rows.append((label, spread, hosts, statistics.median(spent),
                          failed))
-    print('| order | RAM utilization std (%) | computes used | '
-          'candidates CPU ms (median) | boots without candidates |')
-    print('|---|---|---|---|---|')
+    print(report.markdown_head([
+        'order', 'RAM utilization std (%)', 'computes used',
+        'candidates CPU ms (median)', 'boots without candidates']))
     for label, spread, hosts, cpu, failed in rows:
         print('| %s | %.3f | %d | %s | %d |' % (
             label, spread, hosts, '-' if cpu is None else '%.1f' % cpu,

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+from bench.common import report
 from bench.commands.wide_trees.cloud import AGGREGATE, build, cases
 from bench.common import paths
 from bench.common import scratch
@@ -116,8 +117,7 @@ def main(args):
 def measure(args, server, workdir):
     dbs = {}
     engines = args.engines.split(',')
-    print('| case | candidates | ' + ' | '.join(engines) + ' |')
-    print('|---|---|' + '---|' * len(engines))
+    print(report.markdown_head(['case', 'candidates'] + engines))
     mismatches = 0
     rss = []
     for name, data, params, timed in cases(args.check):
@@ -152,16 +152,15 @@ def measure(args, server, workdir):
             same = all(answer == answers[0] for answer in answers)
             mismatches += not same
             cells.append('same answer' if same else '**DIFFERENT**')
-        print('| %s | %s | %s |' % (name, count, ' | '.join(cells)),
-              flush=True)
+        print(report.markdown_row([name, count] + cells), flush=True)
     if not args.keep:
         for db in dbs.values():
             db.drop()
     if args.rss:
         print()
-        print('| case | engine | answer | peak RSS | base RSS |'
-              ' peak - base | (peak - base) / answer |')
-        print('|---|---|---|---|---|---|---|')
+        print(report.markdown_head([
+            'case', 'engine', 'answer', 'peak RSS', 'base RSS',
+            'peak - base', '(peak - base) / answer']))
         for name, engine, line in rss:
             grown = line['maxrss'] - line['rss_base']
             print('| %s | %s | %.1f MB | %.1f MB | %.1f MB | %.1f MB | %.2f |'
