@@ -1,5 +1,7 @@
 """A rolling swap of upstream placement for this service under live
-traffic, and back, and forward again (bench/swap_bench.py --short).
+traffic, and back, and forward again: ``bench/run swap --short``, run as
+a program (the tests import no benchmark code), its result read from the
+JSON file it writes.
 
 Debian's HAProxy in front of three API nodes on one MariaDB database, all
 upstream placement 16.0.0 at the start; the request mix of a 200-compute
@@ -8,43 +10,50 @@ started as the other kind.  Needs haproxy, upstream placement in
 ``$PLACEMENT_UPSTREAM_VENV`` and ``PLACEMENT_TEST_MYSQL_URL`` (.ci/run
 provides all three): skips without them, and fails under CI=true.
 """
+import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
 
-import support
+from support import REPO
 
-sys.path.insert(0, str(support.REPO / 'bench'))
-import swap_audit  # noqa: E402
-import swap_bench  # noqa: E402
+UPSTREAM_VENV = os.environ.get(
+    'PLACEMENT_UPSTREAM_VENV',
+    os.path.expanduser('~/.cache/placement-test-upstream-venv'))
 
 
 def _missing():
     if not shutil.which('haproxy') and not os.path.exists(
             '/usr/sbin/haproxy'):
         return 'haproxy is not installed (.ci/run installs it)'
-    if not os.path.exists(os.path.join(swap_bench.UPSTREAM_VENV, 'bin',
-                                       'gunicorn')):
-        return ('upstream placement is not installed in %s'
-                % swap_bench.UPSTREAM_VENV)
+    if not os.path.exists(os.path.join(UPSTREAM_VENV, 'bin', 'gunicorn')):
+        return 'upstream placement is not installed in %s' % UPSTREAM_VENV
     if not os.environ.get('PLACEMENT_TEST_MYSQL_URL'):
         return 'PLACEMENT_TEST_MYSQL_URL is not set'
     return None
 
 
 @pytest.fixture(scope='module')
-def swap():
+def swap(tmp_path_factory):
     reason = _missing()
     if reason:
         if os.environ.get('CI') == 'true':
             pytest.fail(reason)
         pytest.skip(reason)
-    result = swap_bench.run(swap_bench.parse_args(['--short']))
-    # Shown with any failure below.
-    print(swap_audit.report(result))
-    return result
+    result_file = tmp_path_factory.mktemp('swap') / 'result.json'
+    # The report it prints is shown with any failure below; its exit
+    # status says whether its own audit passed, which the tests below
+    # check figure by figure.
+    proc = subprocess.run(
+        [sys.executable, '-m', 'bench', 'swap', '--short', '--json',
+         str(result_file)], cwd=REPO, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    print(proc.stdout)
+    assert result_file.exists(), proc.stdout[-3000:]
+    return json.loads(result_file.read_text())
 
 
 def test_both_kinds_served_the_same_database(swap):

@@ -1,0 +1,101 @@
+"""The commands that start servers and talk to them over HTTP."""
+import json
+import os
+
+import pytest
+
+from bench.tests.conftest import rows
+
+# The mix's schedule, busy enough for every operation in a few seconds.
+MIX = ['--computes', '40', '--warmup', '1', '--drain', '5', '--refresh',
+       '8', '--creates', '3', '--moves', '0.5', '--deletes', '2']
+MIX_OPERATIONS = {'tree', 'inventories', 'traits', 'aggregates', 'sharing',
+                  'usages', 'candidates', 'claim', 'move', 'delete'}
+
+
+def test_candidates(bench, tmp_path):
+    bench('candidates', '--flat', '10', '--nested', '2', '--repeats', '2',
+          '--duration', '0.5', '--claims', '4', '--json', 'out.json')
+    results = json.loads((tmp_path / 'out.json').read_text())['results']
+    flat, nested = results['flat 10']['ours'], results['nested 2']['ours']
+    assert flat['load']['providers'] == 10
+    assert nested['load']['providers'] == 14
+    for name in ('no limit', 'limit=1000', 'explain'):
+        assert flat['latency ' + name]['candidates'] == 10
+        assert nested['latency ' + name]['candidates'] == 4
+    assert flat['latency limit=10']['candidates'] == 10
+    for result in (flat, nested):
+        for name in ('no limit', 'limit=1000', 'limit=10'):
+            assert result['throughput ' + name]['requests'] > 0
+        # Two trees of two FPGAs hold four claims.
+        assert result['claims']['claims'] == 4
+        assert result['claims']['failures'] == 0
+        assert result['claims']['overcommitted'] == []
+        assert result['claims']['usage_matches'] is True
+
+
+def test_candidates_report_of_saved_runs(bench, tmp_path):
+    bench('candidates', '--flat', '5', '--repeats', '1', '--duration',
+          '0.2', '--claims', '2', '--throughput-only', '--json', 'a.json')
+    table = bench('candidates', '--report', 'a.json', '--markdown')
+    assert ['load providers/s'] == [row[0] for row in rows(table)
+                                    if row[0] == 'load providers/s']
+
+
+def test_mix_http(bench):
+    out = bench('mix', 'http', '--duration', '3', *MIX)
+    table = {row.split()[0]: row.split()[1:] for row in out.splitlines()
+             if row.split() and row.split()[0] in MIX_OPERATIONS | {'all'}}
+    assert set(table) == MIX_OPERATIONS | {'all'}
+    # rate, p50, p95, p99, errors (409s may happen).
+    assert float(table['all'][0]) > 0
+    assert table['all'][-1] == '0', out
+    assert 'offered' in out and 'server CPU' in out
+
+
+def test_mix_long(bench):
+    out = bench('mix', 'long', '--minutes', '2', '--settle', '1',
+                '--minute', '2', *MIX, status=None)
+    minutes = [row for row in rows(out) if row[0] in ('0', '1', '2')]
+    assert [row[0] for row in minutes] == ['0', '1', '2']
+    assert 'FLAT after minute 1' in out or 'NOT FLAT after minute 1' in out
+
+
+def test_request_path_http(bench):
+    out = bench('request-path', 'http', '--requests', '100', '--round',
+                '50', '--reads', 'inventories,traits', '--stalled', '2')
+    table = {row[0]: row for row in rows(out)}
+    for read in ('inventories', 'traits'):
+        # CPU ms per request (of it system).
+        assert table[read][1] == 'yes'
+        assert float(table[read][2].split()[0]) >= 0
+    assert 'with 2 stalled connections' in out
+
+
+def test_bulk(bench):
+    out = bench('bulk', '--consumers', '20')
+    phases = {row[3]: row for row in rows(out) if row[0] == 'ours'}
+    assert set(phases) == {'create', 'replace', 'remove'}
+    assert [phases[p][4] for p in ('create', 'replace', 'remove')] == [
+        '204', '204', '204']
+    assert {row[-1] for row in phases.values()} == {'yes'}
+
+
+def test_weigh_claims(bench):
+    out = bench('weigh', 'claims', '--computes', '10', '--concurrency', '2',
+                '--claims', '6')
+    runs = [row for row in rows(out) if row[0] == 'sqlite']
+    assert {row[2] for row in runs} == {'default', 'spread'}
+    for row in runs:
+        # claims/s, 409s per 1,000, failures, over-committed
+        assert float(row[3]) > 0
+        assert row[5:] == ['0', '0'], row
+
+
+@pytest.mark.skipif(not os.path.exists('/usr/sbin/haproxy'),
+                    reason='the swap needs haproxy, MariaDB and upstream: '
+                    'tests/cluster/test_swap.py runs it')
+def test_swap_options(bench):
+    # The swap itself runs in tests/cluster/test_swap.py (it needs MariaDB and
+    # upstream); here only that the command and its options load.
+    assert '--short' in bench('swap', '-h')
