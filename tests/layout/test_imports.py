@@ -187,3 +187,19 @@ def test_query_parsing_needs_no_schema_validator(name):
                                   'placement.cmd.api'])
 def test_production_never_imports_the_testing_package(name):
     _assert_never_reaches(name, ['testsupport'])
+
+
+def test_the_tests_import_no_benchmark_code():
+    """bench/ may use the tests' support, never the other way round: a
+    test runs a benchmark as a program (tests/cluster/test_swap.py)."""
+    tests = PACKAGE.parent / 'tests'
+    found = []
+    for path in tests.rglob('*.py'):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([alias.name for alias in node.names]
+                     if isinstance(node, ast.Import) else
+                     [node.module or ''] if isinstance(node, ast.ImportFrom)
+                     else [])
+            found += ['%s: %s' % (path.relative_to(tests), name)
+                      for name in names if name.split('.')[0] == 'bench']
+    assert not found
