@@ -7,11 +7,17 @@ free space, filled on copies of the rows (``filling.fill``), and the
 answer is the same for one shape or many; shapes alike but for their
 amounts share one read (``alike.py``); the providers' names, their
 aggregates and the cloud's free space are read once for all shapes.
+
+An aggregate's figure is the count of the shape pinned to it by
+``member_of`` on its unsuffixed group, as nova pins an availability
+zone.  Where no sharing provider the shape can use touches the
+aggregate's trees, and the aggregate holds no provider without its root,
+that is exactly its roots' counts summed; only the other aggregates are
+counted again, pinned (``_pinned_fits``).
 """
 import contextlib
 import dataclasses
 import heapq
-import math
 
 import sqlalchemy as sa
 
@@ -22,12 +28,12 @@ from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
-from placement.objects import figures
+from placement.candidates import stranded as stranded_mod
 
 RP = tables.resource_providers
-INV = tables.inventories
 RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
+_ROOT_RPA = RPA.alias('root_rpa')
 
 
 @dataclasses.dataclass
@@ -39,9 +45,10 @@ class Counted:
 
 
 def count(conn, shapes, version):
-    """{'shapes': {name: answer}, 'stranded': {class: amount}} of
-    ``shapes`` {name: query.CandidateQuery} at microversion ``version``
-    (api-ref/capacity.md defines the figures)."""
+    """{'shapes': {name: answer}, 'stranded': {class: amount},
+    'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
+    query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
+    defines the figures)."""
     readings = {}
     served = None
     for name, query in shapes.items():
@@ -57,18 +64,26 @@ def count(conn, shapes, version):
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
-    aggregates = _aggregates(conn, roots)
+    memberships, pinned = _pinned_counts(conn, shapes, readings, roots,
+                                         version)
     classes = {}
     for shape in counted.values():
         classes.update(shape.classes)
-    free = _free(conn, classes)
-    answers = {
-        name: _answer(shape, providers, aggregates,
-                      _stranded(free, [shape.filled], shape.classes))
+    scoped = {name: stranded_mod.scopes(reading)
+              for name, reading in readings.items()}
+    everyone = [scope for found in scoped.values() for scope in found]
+    total, within = stranded_mod.free(conn, classes,
+                                      {**scoped, None: everyone})
+    answers = {name: _answer(
+        shape, providers, _per_aggregate(shape, memberships, pinned[name]),
+        stranded_mod.split(total, within[name], [shape.filled],
+                           shape.classes))
         for name, shape in counted.items()}
-    return {'shapes': answers,
-            'stranded': _stranded(free, [shape.filled for shape in
-                                         counted.values()], classes)}
+    left, elsewhere = stranded_mod.split(
+        total, within[None], [shape.filled for shape in counted.values()],
+        classes)
+    return {'shapes': answers, 'stranded': left,
+            'stranded_elsewhere': elsewhere}
 
 
 @contextlib.contextmanager
@@ -116,6 +131,71 @@ def _fill(reading, limit, apart):
                    classes)
 
 
+def _pinned_counts(conn, shapes, readings, roots, version):
+    """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
+    providers the shapes draw on, {name: {aggregate uuid: fits of the
+    shape pinned to it}}): pinned counts only where they may differ from
+    the roots' sum (see the module's doc); a shape without an unsuffixed
+    group has nowhere to pin."""
+    pinnable = [name for name in shapes if '' in shapes[name].groups]
+    drawn = {name: _drawn_on(readings[name]) for name in pinnable}
+    memberships = _aggregates(conn, sorted(set(roots).union(*drawn.values())))
+    loose = _loose_aggregates(conn) if pinnable else set()
+    pinned = dict.fromkeys(shapes, {})
+    for name in pinnable:
+        reading = readings[name]
+        pinned[name] = {
+            uuid: _pinned_fits(conn, shapes[name], uuid, version,
+                               reading.served)
+            for uuid in sorted(loose.union(*(
+                memberships.get(rp, ()) for rp in drawn[name])))}
+    return memberships, pinned
+
+
+def _drawn_on(reading):
+    """The providers a shape's count pinned to an aggregate holding one
+    of them may differ for: the sharing providers able to serve it,
+    their roots and the roots of the trees they serve."""
+    sharing = reading.sharing
+    found = set(sharing.roots).union(sharing.roots.values())
+    for by_root in sharing.serving:
+        found.update(by_root)
+    return found
+
+
+def _pinned_fits(conn, query, uuid, version, served):
+    """``fits`` of ``query`` with ``member_of=<uuid>`` added to its
+    unsuffixed group, as nova pins an availability zone."""
+    group = query.groups['']
+    member_of = dataclasses.replace(
+        group.member_of,
+        required=(*group.member_of.required, frozenset([uuid])))
+    pinned = dataclasses.replace(query, groups={
+        **query.groups, '': dataclasses.replace(group, member_of=member_of)})
+    filled = _fill(_reading(conn, pinned, version, served), None,
+                   None).filled
+    return sum(filled.fits.values())
+
+
+def _per_aggregate(shape, memberships, pinned):
+    """The ``aggregates`` entries of a shape: per aggregate its roots'
+    ``fits`` summed, or its ``pinned`` count {uuid: fits} where counted,
+    with that sum as ``roots_fits`` when they differ."""
+    summed = dict.fromkeys(pinned, 0)
+    for root, fits in shape.filled.fits.items():
+        if fits:
+            for uuid in memberships.get(root, ()):
+                summed[uuid] = summed.get(uuid, 0) + fits
+    entries = []
+    for uuid, roots_fits in summed.items():
+        entry = {'uuid': uuid, 'fits': pinned.get(uuid, roots_fits)}
+        if entry['fits'] != roots_fits:
+            entry['roots_fits'] = roots_fits
+        if entry['fits'] or roots_fits:
+            entries.append(entry)
+    return sorted(entries, key=lambda entry: (-entry['fits'], entry['uuid']))
+
+
 def _answer(shape, providers, aggregates, stranded):
     filled = shape.filled
     # Ordered by fits, most first, then name and uuid.
@@ -133,58 +213,16 @@ def _answer(shape, providers, aggregates, stranded):
         short = filled.short[root]
         if short not in limited_by:
             limited_by[short] = sorted(shape.classes[rc] for rc in short)
-    per_aggregate = {}
-    for root, fits in filled.fits.items():
-        if fits:
-            for uuid in aggregates.get(root, ()):
-                per_aggregate[uuid] = per_aggregate.get(uuid, 0) + fits
+    left, elsewhere = stranded
     return {
         'fits': sum(filled.fits.values()),
         'providers': [{'uuid': uuid, 'name': name, 'fits': -fits,
                        'limited_by': limited_by[filled.short[root]]}
                       for fits, name, uuid, root in found],
-        'aggregates': [{'uuid': uuid, 'fits': fits} for uuid, fits in
-                       sorted(per_aggregate.items(),
-                              key=lambda item: (-item[1], item[0]))],
-        'stranded': stranded,
+        'aggregates': aggregates,
+        'stranded': left,
+        'stranded_elsewhere': elsewhere,
     }
-
-
-def _stranded(free, filled, classes):
-    """{class name: free space left that none of ``filled`` (Filled
-    values) takes}: per provider and class the free space less the most
-    any of them placed there, summed over the cloud, rounded down."""
-    if len(filled) == 1:
-        most = filled[0].placed
-    else:
-        most = {}
-        for one in filled:
-            for key, amount in one.placed.items():
-                if amount > most.get(key, 0):
-                    most[key] = amount
-    taken = dict.fromkeys(classes, 0)
-    for (_, rc), amount in most.items():
-        taken[rc] += amount
-    return {name: max(math.floor(free.get(rc, 0) - taken[rc]), 0)
-            for rc, name in classes.items()}
-
-
-def _free(conn, classes):
-    """{rc id: free space} of ``classes`` summed over every inventory of
-    the cloud (over-used inventories count none)."""
-    if not classes:
-        return {}
-    usage = figures.usage_table(classes)
-    free = figures.free(INV, usage.c.used)
-    rows = conn.execute(
-        sa.select(INV.c.resource_class_id,
-                  sa.func.sum(sa.case((free > 0, free), else_=0)))
-        .select_from(INV.outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == INV.c.resource_provider_id,
-            usage.c.resource_class_id == INV.c.resource_class_id)))
-        .where(INV.c.resource_class_id.in_(sorted(classes)))
-        .group_by(INV.c.resource_class_id))
-    return {rc: float(total) for rc, total in rows}
 
 
 def _providers(conn, roots):
@@ -197,12 +235,12 @@ def _providers(conn, roots):
         if rp in wanted}
 
 
-def _aggregates(conn, roots):
-    """{root: [aggregate uuid, ...]}."""
+def _aggregates(conn, rps):
+    """{provider: [aggregate uuid, ...]} of the providers ``rps``."""
     found = {}
-    if not roots:
+    if not rps:
         return found
-    wanted = set(roots)
+    wanted = set(rps)
     for rp, uuid in lookup.rows_for(
             conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
             .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
@@ -210,3 +248,17 @@ def _aggregates(conn, roots):
         if rp in wanted:
             found.setdefault(rp, []).append(uuid)
     return found
+
+
+def _loose_aggregates(conn):
+    """{uuid} of the aggregates holding a provider whose root they do not
+    hold: pinned to one, a tree outside it may serve the unsuffixed group
+    from that provider."""
+    root_in = sa.exists().where(
+        _ROOT_RPA.c.resource_provider_id == RP.c.root_provider_id,
+        _ROOT_RPA.c.aggregate_id == RPA.c.aggregate_id)
+    return {uuid for uuid, in conn.execute(
+        sa.select(AGG.c.uuid).distinct()
+        .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)
+                     .join(RP, RP.c.id == RPA.c.resource_provider_id))
+        .where(RP.c.id != RP.c.root_provider_id, ~root_in))}
