@@ -175,11 +175,12 @@ def test_microversion_and_policy(client, w):
 
 def _pool_outside_the_zones(w):
     """Disk-less hosts drawing disk from a pool in no availability zone
-    of theirs, beside a host with disk of its own."""
+    of theirs (through aggregate p2 or pool), beside a host with disk of
+    its own."""
     w.add('pool', inventory={'DISK_GB': 100}, traits=[SHARING],
-          aggs=['pool'])
+          aggs=['pool', 'p2'])
     w.add('diskless-a', inventory={'VCPU': 8, 'MEMORY_MB': 8192},
-          aggs=['az1', 'pool'])
+          aggs=['az1', 'p2'])
     w.add('disk-b', inventory={'VCPU': 4, 'MEMORY_MB': 4096,
                                'DISK_GB': 100}, aggs=['az1'])
     w.add('diskless-c', inventory={'VCPU': 8, 'MEMORY_MB': 8192},
@@ -190,26 +191,25 @@ def test_an_aggregate_counts_as_the_shape_pinned_to_it(client, w):
     params = {'resources': 'VCPU:2,MEMORY_MB:1024,DISK_GB:20'}
     _pool_outside_the_zones(w)
     body = oracle.capacity(client, **params)
-    az1, az2, pool = (w.aggs[name][1] for name in ('az1', 'az2', 'pool'))
+    uuid = {name: w.aggs[name][1] for name in w.aggs}
     # Unpinned, diskless-a takes 4 (the pool keeps 20 GB), disk-b 2 and
     # diskless-c the pool's last 20 GB.  Pinned to az1 or az2 (nova's
-    # member_of) the pool is out of reach: only disk-b's 2 fit.
+    # member_of) the pool is out of reach: only disk-b's 2 fit.  Pinned
+    # to the pool's aggregate, diskless-a (outside it) no longer drains
+    # the pool first: diskless-c takes 4.
     assert body['fits'] == 7
     assert sorted(body['aggregates'], key=lambda a: a['uuid']) == sorted([
-        {'uuid': az1, 'fits': 2, 'roots_fits': 6},
-        {'uuid': pool, 'fits': 5},
-        {'uuid': az2, 'fits': 0, 'roots_fits': 1}],
+        {'uuid': uuid['az1'], 'fits': 2, 'roots_fits': 6},
+        {'uuid': uuid['pool'], 'fits': 4, 'roots_fits': 1},
+        {'uuid': uuid['p2'], 'fits': 4},
+        {'uuid': uuid['az2'], 'fits': 0, 'roots_fits': 1}],
         key=lambda a: a['uuid'])
-    assert [a['uuid'] for a in body['aggregates']] == [pool, az1, az2]
+    assert [a['fits'] for a in body['aggregates']] == [4, 4, 2, 0]
     together = oracle.shapes(client, {'shapes': {'s': params}})
     assert together['shapes']['s'] == body
-    for entry in body['aggregates']:
-        w.clear()
-        _pool_outside_the_zones(w)
-        pinned = w.aggs[{az1: 'az1', az2: 'az2', pool: 'pool'}[
-            entry['uuid']]][1]
-        assert len(oracle.place_until_full(
-            client, dict(params, member_of=pinned))) == entry['fits']
+    assert oracle.by_aggregate(w, body) == {
+        aggregate: oracle.pinned_fits(w, client, params, aggregate)
+        for aggregate in uuid.values()}
 
 
 def test_stranded_is_within_the_shape_s_filters(client, w):

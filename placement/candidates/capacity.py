@@ -10,10 +10,13 @@ aggregates and the cloud's free space are read once for all shapes.
 
 An aggregate's figure is the count of the shape pinned to it by
 ``member_of`` on its unsuffixed group, as nova pins an availability
-zone.  Where no sharing provider the shape can use touches the
-aggregate's trees, and the aggregate holds no provider without its root,
-that is exactly its roots' counts summed; only the other aggregates are
-counted again, pinned (``_pinned_fits``).
+zone.  That is exactly its roots' counts summed unless a sharing
+provider the shape can use crosses the aggregate's bounds (serves one
+of its trees from outside, or from inside a tree outside) or the
+aggregate holds a provider but not its root; only those aggregates are
+counted again, pinned (``_pinned``).  Of a crossed aggregate only the
+trees the crossing providers touch are filled again (the others keep
+their counts); one holding a provider without its root is counted whole.
 """
 import contextlib
 import dataclasses
@@ -49,23 +52,12 @@ def count(conn, shapes, version):
     'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
     query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
     defines the figures)."""
-    readings = {}
-    served = None
-    for name, query in shapes.items():
-        with named(name):
-            readings[name] = _reading(conn, query, version, served)
-        served = readings[name].served
-    apart = {}
-    for names in alike_mod.alike(shapes):
-        found = alike_mod.read([readings[name] for name in names])
-        apart.update(zip(names, found.values()))
-    counted = {name: _fill(reading, shapes[name].limit, apart.get(name))
-               for name, reading in readings.items()}
+    readings, counted = _counted(conn, shapes, version)
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
-    memberships, pinned = _pinned_counts(conn, shapes, readings, roots,
-                                         version)
+    memberships, pinned = _pinned_counts(conn, shapes, readings, counted,
+                                         roots, version)
     classes = {}
     for shape in counted.values():
         classes.update(shape.classes)
@@ -84,6 +76,23 @@ def count(conn, shapes, version):
         classes)
     return {'shapes': answers, 'stranded': left,
             'stranded_elsewhere': elsewhere}
+
+
+def _counted(conn, shapes, version, served=None):
+    """({name: reader.RequestSearch}, {name: Counted}) of ``shapes``,
+    those alike read at once; ``served`` as ``_reading`` takes it."""
+    readings = {}
+    for name, query in shapes.items():
+        with named(name):
+            readings[name] = _reading(conn, query, version, served)
+        served = readings[name].served
+    apart = {}
+    for names in alike_mod.alike(shapes):
+        found = alike_mod.read([readings[name] for name in names])
+        apart.update(zip(names, found.values()))
+    return readings, {
+        name: _fill(reading, shapes[name].limit, apart.get(name))
+        for name, reading in readings.items()}
 
 
 @contextlib.contextmanager
@@ -109,12 +118,14 @@ def _reading(conn, query, version, served):
         names_mod.Names(conn, query), rooms=True, served=served)
 
 
-def _fill(reading, limit, apart):
+def _fill(reading, limit, apart, roots=None):
     """The Counted of one shape, filled from its ``reading`` and the
-    trees it set ``apart`` (see alike.read; None if not read alike)."""
+    trees it set ``apart`` (see alike.read; None if not read alike); of
+    the trees of ``roots`` (sorted) only, if given."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees(
+        roots=roots,
         apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
     free = {}
@@ -131,50 +142,111 @@ def _fill(reading, limit, apart):
                    classes)
 
 
-def _pinned_counts(conn, shapes, readings, roots, version):
+def _pinned_counts(conn, shapes, readings, counted, roots, version):
     """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
-    providers the shapes draw on, {name: {aggregate uuid: fits of the
-    shape pinned to it}}): pinned counts only where they may differ from
-    the roots' sum (see the module's doc); a shape without an unsuffixed
-    group has nowhere to pin."""
+    sharing providers and trees the shapes draw on, {name: {aggregate
+    uuid: fits of the shape pinned to it}}): pinned counts only where
+    they may differ from the roots' sum (see the module's doc); a shape
+    without an unsuffixed group has nowhere to pin."""
     pinnable = [name for name in shapes if '' in shapes[name].groups]
-    drawn = {name: _drawn_on(readings[name]) for name in pinnable}
-    memberships = _aggregates(conn, sorted(set(roots).union(*drawn.values())))
+    served_by = {name: _served_by(readings[name]) for name in pinnable}
+    drawn = set(roots)
+    for found in served_by.values():
+        for rp, (root, anchors) in found.items():
+            drawn.update(anchors, (rp, root))
+    memberships = _aggregates(conn, sorted(drawn))
     loose = _loose_aggregates(conn) if pinnable else set()
-    pinned = dict.fromkeys(shapes, {})
+    served = next(iter(readings.values())).served
+    pinned = {name: {} for name in shapes}
     for name in pinnable:
-        reading = readings[name]
-        pinned[name] = {
-            uuid: _pinned_fits(conn, shapes[name], uuid, version,
-                               reading.served)
-            for uuid in sorted(loose.union(*(
-                memberships.get(rp, ()) for rp in drawn[name])))}
+        crossed = _crossed(served_by[name], memberships) - loose
+        fits = counted[name].filled.fits
+        summed = _roots_sums(fits, memberships) if crossed else {}
+        for uuid in sorted(crossed):
+            # Only the trees a sharing provider of the aggregate serves,
+            # or one serves in it, can change once pinned: the others are
+            # filled as they were, and no tree outside it gets one.
+            again = _refilled(served_by[name], memberships, uuid)
+            filled = _fill(_reading(conn, _pinned(shapes[name], uuid),
+                                    version, served),
+                           None, None, sorted(again)).filled
+            pinned[name][uuid] = (
+                sum(filled.fits.values()) + summed.get(uuid, 0)
+                - sum(fits[root] for root in again if root in fits
+                      and uuid in memberships.get(root, ())))
+    # Where trees outside the aggregate have providers in it, each is
+    # counted whole, as more shapes (those of one family pinned to one
+    # aggregate are read at once, as alike shapes are).
+    _, whole = _counted(conn, {
+        (name, uuid): _pinned(shapes[name], uuid)
+        for name in pinnable for uuid in sorted(loose)}, version, served)
+    for (name, uuid), shape in whole.items():
+        pinned[name][uuid] = sum(shape.filled.fits.values())
     return memberships, pinned
 
 
-def _drawn_on(reading):
-    """The providers a shape's count pinned to an aggregate holding one
-    of them may differ for: the sharing providers able to serve it,
-    their roots and the roots of the trees they serve."""
+def _served_by(reading):
+    """{sharing provider able to serve some group of a shape: (its root,
+    {roots of the other trees it serves})}."""
     sharing = reading.sharing
-    found = set(sharing.roots).union(sharing.roots.values())
+    found = {rp: (root, set()) for rp, root in sharing.roots.items()}
     for by_root in sharing.serving:
-        found.update(by_root)
+        for anchor, pairs in by_root.items():
+            for rp, _ in pairs:
+                found[rp][1].add(anchor)
     return found
 
 
-def _pinned_fits(conn, query, uuid, version, served):
-    """``fits`` of ``query`` with ``member_of=<uuid>`` added to its
-    unsuffixed group, as nova pins an availability zone."""
+def _crossed(served_by, memberships):
+    """{aggregate uuid} a sharing provider crosses: it serves a tree of
+    the aggregate from outside (pinned, the tree cannot use it), or a
+    tree outside from inside (pinned, that tree no longer draws on it
+    first, or draws on it alone)."""
+    found = set()
+    for rp, (root, anchors) in served_by.items():
+        # A provider is in an aggregate of its root's too (member_of).
+        inside = set(memberships.get(rp, ())).union(
+            memberships.get(root, ()))
+        for anchor in anchors:
+            found |= inside.symmetric_difference(memberships.get(anchor, ()))
+    return found
+
+
+def _refilled(served_by, memberships, uuid):
+    """{root} of the trees whose count may change once pinned to the
+    aggregate ``uuid`` (holding no provider without its root): those a
+    sharing provider in it serves, its own among them, and those in it a
+    sharing provider serves."""
+    found = set()
+    for rp, (root, anchors) in served_by.items():
+        if uuid in memberships.get(root, ()):
+            found.add(root)
+            found.update(anchors)
+        else:
+            found.update(anchor for anchor in anchors
+                         if uuid in memberships.get(anchor, ()))
+    return found
+
+
+def _pinned(query, uuid):
+    """``query`` with ``member_of=<uuid>`` added to its unsuffixed group,
+    as nova pins an availability zone."""
     group = query.groups['']
     member_of = dataclasses.replace(
         group.member_of,
         required=(*group.member_of.required, frozenset([uuid])))
-    pinned = dataclasses.replace(query, groups={
+    return dataclasses.replace(query, groups={
         **query.groups, '': dataclasses.replace(group, member_of=member_of)})
-    filled = _fill(_reading(conn, pinned, version, served), None,
-                   None).filled
-    return sum(filled.fits.values())
+
+
+def _roots_sums(fits, memberships):
+    """{aggregate uuid: the ``fits`` {root: instances} of its roots
+    summed}."""
+    summed = {}
+    for root, count in fits.items():
+        for uuid in memberships.get(root, ()):
+            summed[uuid] = summed.get(uuid, 0) + count
+    return summed
 
 
 def _per_aggregate(shape, memberships, pinned):
@@ -182,10 +254,7 @@ def _per_aggregate(shape, memberships, pinned):
     ``fits`` summed, or its ``pinned`` count {uuid: fits} where counted,
     with that sum as ``roots_fits`` when they differ."""
     summed = dict.fromkeys(pinned, 0)
-    for root, fits in shape.filled.fits.items():
-        if fits:
-            for uuid in memberships.get(root, ()):
-                summed[uuid] = summed.get(uuid, 0) + fits
+    summed.update(_roots_sums(shape.filled.fits, memberships))
     entries = []
     for uuid, roots_fits in summed.items():
         entry = {'uuid': uuid, 'fits': pinned.get(uuid, roots_fits)}
