@@ -38,11 +38,16 @@ def _aggregate_uuid(world, name):
     return world.aggs.get(name, (None, str(uuidlib.uuid4())))[1]
 
 
+def _unfiltered(params):
+    """``params`` without its aggregates and traits."""
+    return {key: value for key, value in params.items()
+            if not key.startswith(('member_of', 'required'))}
+
+
 def _elsewhere(world, params):
     """``params`` with other provider filters: without its aggregate and
     traits, or with aggregate A and a trait when it had neither."""
-    other = {key: value for key, value in params.items()
-             if not key.startswith(('member_of', 'required'))}
+    other = _unfiltered(params)
     if other != params:
         return other
     suffix = min(key[len('resources'):] for key in params
@@ -52,19 +57,11 @@ def _elsewhere(world, params):
         'required' + suffix: TRAITS[0]})
 
 
-def _unfiltered(params):
-    """``params`` without the filters that bound where it may draw:
-    aggregates and traits (the unsuffixed group's required traits only
-    spread over its tree, but are dropped too: a filtered shape is only
-    held to the sum below)."""
-    return {key: value for key, value in params.items()
-            if not key.startswith(('member_of', 'required'))}
-
-
 def _assert_stranded(answer, free_left, filtered):
     """The free space left is split between ``stranded`` and
-    ``stranded_elsewhere``, each rounded down; an unfiltered shape may
-    draw on every inventory: none is elsewhere."""
+    ``stranded_elsewhere``, each rounded down; a shape without aggregates
+    or traits (``filtered`` false) may draw on every inventory: none is
+    elsewhere."""
     for rc, left in free_left.items():
         split = answer['stranded'][rc] + answer['stranded_elsewhere'][rc]
         assert left - 1 <= split <= left, rc
