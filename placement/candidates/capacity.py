@@ -7,11 +7,20 @@ free space, filled on copies of the rows (``filling.fill``), and the
 answer is the same for one shape or many; shapes alike but for their
 amounts share one read (``alike.py``); the providers' names, their
 aggregates and the cloud's free space are read once for all shapes.
+
+An aggregate's figure is the count of the shape pinned to it by
+``member_of`` on its unsuffixed group, as nova pins an availability
+zone.  That is exactly its roots' counts summed unless a sharing
+provider the shape can use crosses the aggregate's bounds (serves one
+of its trees from outside, or from inside a tree outside) or the
+aggregate holds a provider but not its root; only those aggregates are
+counted again, pinned (``_pinned``).  Of a crossed aggregate only the
+trees the crossing providers touch are filled again (the others keep
+their counts); one holding a provider without its root is counted whole.
 """
 import contextlib
 import dataclasses
 import heapq
-import math
 
 import sqlalchemy as sa
 
@@ -21,13 +30,13 @@ from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import reader as reader_mod
+from placement.candidates import stranded as stranded_mod
 from placement.data import tables
-from placement.objects import figures
 
 RP = tables.resource_providers
-INV = tables.inventories
 RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
+_ROOT_RPA = RPA.alias('root_rpa')
 
 
 @dataclasses.dataclass
@@ -39,11 +48,40 @@ class Counted:
 
 
 def count(conn, shapes, version):
-    """{'shapes': {name: answer}, 'stranded': {class: amount}} of
-    ``shapes`` {name: query.CandidateQuery} at microversion ``version``
-    (api-ref/capacity.md defines the figures)."""
+    """{'shapes': {name: answer}, 'stranded': {class: amount},
+    'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
+    query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
+    defines the figures)."""
+    readings, counted = _counted(conn, shapes, version)
+    roots = sorted({root for shape in counted.values()
+                    for root, fits in shape.filled.fits.items() if fits})
+    providers = _providers(conn, roots)
+    memberships, pinned = _pinned_counts(conn, shapes, readings, counted,
+                                         roots, version)
+    classes = {}
+    for shape in counted.values():
+        classes.update(shape.classes)
+    scoped = {name: stranded_mod.scopes(reading)
+              for name, reading in readings.items()}
+    everyone = [scope for found in scoped.values() for scope in found]
+    total, within = stranded_mod.free(conn, classes,
+                                      {**scoped, None: everyone})
+    answers = {name: _answer(
+        shape, providers, _per_aggregate(shape, memberships, pinned[name]),
+        stranded_mod.split(total, within[name], [shape.filled],
+                           shape.classes))
+        for name, shape in counted.items()}
+    left, elsewhere = stranded_mod.split(
+        total, within[None], [shape.filled for shape in counted.values()],
+        classes)
+    return {'shapes': answers, 'stranded': left,
+            'stranded_elsewhere': elsewhere}
+
+
+def _counted(conn, shapes, version, served=None):
+    """({name: reader.RequestSearch}, {name: Counted}) of ``shapes``,
+    those alike read at once; ``served`` as ``_reading`` takes it."""
     readings = {}
-    served = None
     for name, query in shapes.items():
         with named(name):
             readings[name] = _reading(conn, query, version, served)
@@ -52,23 +90,9 @@ def count(conn, shapes, version):
     for names in alike_mod.alike(shapes):
         found = alike_mod.read([readings[name] for name in names])
         apart.update(zip(names, found.values()))
-    counted = {name: _fill(reading, shapes[name].limit, apart.get(name))
-               for name, reading in readings.items()}
-    roots = sorted({root for shape in counted.values()
-                    for root, fits in shape.filled.fits.items() if fits})
-    providers = _providers(conn, roots)
-    aggregates = _aggregates(conn, roots)
-    classes = {}
-    for shape in counted.values():
-        classes.update(shape.classes)
-    free = _free(conn, classes)
-    answers = {
-        name: _answer(shape, providers, aggregates,
-                      _stranded(free, [shape.filled], shape.classes))
-        for name, shape in counted.items()}
-    return {'shapes': answers,
-            'stranded': _stranded(free, [shape.filled for shape in
-                                         counted.values()], classes)}
+    return readings, {
+        name: _fill(reading, shapes[name].limit, apart.get(name))
+        for name, reading in readings.items()}
 
 
 @contextlib.contextmanager
@@ -94,12 +118,14 @@ def _reading(conn, query, version, served):
         names_mod.Names(conn, query), rooms=True, served=served)
 
 
-def _fill(reading, limit, apart):
+def _fill(reading, limit, apart, roots=None):
     """The Counted of one shape, filled from its ``reading`` and the
-    trees it set ``apart`` (see alike.read; None if not read alike)."""
+    trees it set ``apart`` (see alike.read; None if not read alike); of
+    the trees of ``roots`` (sorted) only, if given."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees(
+        roots=roots,
         apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
     free = {}
@@ -114,6 +140,129 @@ def _fill(reading, limit, apart):
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, free, apart), limit,
                    classes)
+
+
+def _pinned_counts(conn, shapes, readings, counted, roots, version):
+    """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
+    sharing providers and trees the shapes draw on, {name: {aggregate
+    uuid: fits of the shape pinned to it}}): pinned counts only where
+    they may differ from the roots' sum (see the module's doc); a shape
+    without an unsuffixed group has nowhere to pin."""
+    pinnable = [name for name in shapes if '' in shapes[name].groups]
+    served_by = {name: _served_by(readings[name]) for name in pinnable}
+    drawn = set(roots)
+    for found in served_by.values():
+        for rp, (root, anchors) in found.items():
+            drawn.update(anchors, (rp, root))
+    memberships = _aggregates(conn, sorted(drawn))
+    loose = _loose_aggregates(conn) if pinnable else set()
+    served = next(iter(readings.values())).served
+    pinned = {name: {} for name in shapes}
+    for name in pinnable:
+        crossed = _crossed(served_by[name], memberships) - loose
+        fits = counted[name].filled.fits
+        summed = _roots_sums(fits, memberships) if crossed else {}
+        for uuid in sorted(crossed):
+            # Only the trees a sharing provider of the aggregate serves,
+            # or one serves in it, can change once pinned: the others are
+            # filled as they were, and no tree outside it gets one.
+            again = _refilled(served_by[name], memberships, uuid)
+            filled = _fill(_reading(conn, _pinned(shapes[name], uuid),
+                                    version, served),
+                           None, None, sorted(again)).filled
+            pinned[name][uuid] = (
+                sum(filled.fits.values()) + summed.get(uuid, 0)
+                - sum(fits[root] for root in again if root in fits
+                      and uuid in memberships.get(root, ())))
+    # Where trees outside the aggregate have providers in it, each is
+    # counted whole, as more shapes (those of one family pinned to one
+    # aggregate are read at once, as alike shapes are).
+    _, whole = _counted(conn, {
+        (name, uuid): _pinned(shapes[name], uuid)
+        for name in pinnable for uuid in sorted(loose)}, version, served)
+    for (name, uuid), shape in whole.items():
+        pinned[name][uuid] = sum(shape.filled.fits.values())
+    return memberships, pinned
+
+
+def _served_by(reading):
+    """{sharing provider able to serve some group of a shape: (its root,
+    {roots of the other trees it serves})}."""
+    sharing = reading.sharing
+    found = {rp: (root, set()) for rp, root in sharing.roots.items()}
+    for by_root in sharing.serving:
+        for anchor, pairs in by_root.items():
+            for rp, _ in pairs:
+                found[rp][1].add(anchor)
+    return found
+
+
+def _crossed(served_by, memberships):
+    """{aggregate uuid} a sharing provider crosses: it serves a tree of
+    the aggregate from outside (pinned, the tree cannot use it), or a
+    tree outside from inside (pinned, that tree no longer draws on it
+    first, or draws on it alone)."""
+    found = set()
+    for rp, (root, anchors) in served_by.items():
+        # A provider is in an aggregate of its root's too (member_of).
+        inside = set(memberships.get(rp, ())).union(
+            memberships.get(root, ()))
+        for anchor in anchors:
+            found |= inside.symmetric_difference(memberships.get(anchor, ()))
+    return found
+
+
+def _refilled(served_by, memberships, uuid):
+    """{root} of the trees whose count may change once pinned to the
+    aggregate ``uuid`` (holding no provider without its root): those a
+    sharing provider in it serves, its own among them, and those in it a
+    sharing provider serves."""
+    found = set()
+    for rp, (root, anchors) in served_by.items():
+        if uuid in memberships.get(root, ()):
+            found.add(root)
+            found.update(anchors)
+        else:
+            found.update(anchor for anchor in anchors
+                         if uuid in memberships.get(anchor, ()))
+    return found
+
+
+def _pinned(query, uuid):
+    """``query`` with ``member_of=<uuid>`` added to its unsuffixed group,
+    as nova pins an availability zone."""
+    group = query.groups['']
+    member_of = dataclasses.replace(
+        group.member_of,
+        required=(*group.member_of.required, frozenset([uuid])))
+    return dataclasses.replace(query, groups={
+        **query.groups, '': dataclasses.replace(group, member_of=member_of)})
+
+
+def _roots_sums(fits, memberships):
+    """{aggregate uuid: the ``fits`` {root: instances} of its roots
+    summed}."""
+    summed = {}
+    for root, count in fits.items():
+        for uuid in memberships.get(root, ()):
+            summed[uuid] = summed.get(uuid, 0) + count
+    return summed
+
+
+def _per_aggregate(shape, memberships, pinned):
+    """The ``aggregates`` entries of a shape: per aggregate its roots'
+    ``fits`` summed, or its ``pinned`` count {uuid: fits} where counted,
+    with that sum as ``roots_fits`` when they differ."""
+    summed = dict.fromkeys(pinned, 0)
+    summed.update(_roots_sums(shape.filled.fits, memberships))
+    entries = []
+    for uuid, roots_fits in summed.items():
+        entry = {'uuid': uuid, 'fits': pinned.get(uuid, roots_fits)}
+        if entry['fits'] != roots_fits:
+            entry['roots_fits'] = roots_fits
+        if entry['fits'] or roots_fits:
+            entries.append(entry)
+    return sorted(entries, key=lambda entry: (-entry['fits'], entry['uuid']))
 
 
 def _answer(shape, providers, aggregates, stranded):
@@ -133,58 +282,16 @@ def _answer(shape, providers, aggregates, stranded):
         short = filled.short[root]
         if short not in limited_by:
             limited_by[short] = sorted(shape.classes[rc] for rc in short)
-    per_aggregate = {}
-    for root, fits in filled.fits.items():
-        if fits:
-            for uuid in aggregates.get(root, ()):
-                per_aggregate[uuid] = per_aggregate.get(uuid, 0) + fits
+    left, elsewhere = stranded
     return {
         'fits': sum(filled.fits.values()),
         'providers': [{'uuid': uuid, 'name': name, 'fits': -fits,
                        'limited_by': limited_by[filled.short[root]]}
                       for fits, name, uuid, root in found],
-        'aggregates': [{'uuid': uuid, 'fits': fits} for uuid, fits in
-                       sorted(per_aggregate.items(),
-                              key=lambda item: (-item[1], item[0]))],
-        'stranded': stranded,
+        'aggregates': aggregates,
+        'stranded': left,
+        'stranded_elsewhere': elsewhere,
     }
-
-
-def _stranded(free, filled, classes):
-    """{class name: free space left that none of ``filled`` (Filled
-    values) takes}: per provider and class the free space less the most
-    any of them placed there, summed over the cloud, rounded down."""
-    if len(filled) == 1:
-        most = filled[0].placed
-    else:
-        most = {}
-        for one in filled:
-            for key, amount in one.placed.items():
-                if amount > most.get(key, 0):
-                    most[key] = amount
-    taken = dict.fromkeys(classes, 0)
-    for (_, rc), amount in most.items():
-        taken[rc] += amount
-    return {name: max(math.floor(free.get(rc, 0) - taken[rc]), 0)
-            for rc, name in classes.items()}
-
-
-def _free(conn, classes):
-    """{rc id: free space} of ``classes`` summed over every inventory of
-    the cloud (over-used inventories count none)."""
-    if not classes:
-        return {}
-    usage = figures.usage_table(classes)
-    free = figures.free(INV, usage.c.used)
-    rows = conn.execute(
-        sa.select(INV.c.resource_class_id,
-                  sa.func.sum(sa.case((free > 0, free), else_=0)))
-        .select_from(INV.outerjoin(usage, sa.and_(
-            usage.c.resource_provider_id == INV.c.resource_provider_id,
-            usage.c.resource_class_id == INV.c.resource_class_id)))
-        .where(INV.c.resource_class_id.in_(sorted(classes)))
-        .group_by(INV.c.resource_class_id))
-    return {rc: float(total) for rc, total in rows}
 
 
 def _providers(conn, roots):
@@ -197,12 +304,12 @@ def _providers(conn, roots):
         if rp in wanted}
 
 
-def _aggregates(conn, roots):
-    """{root: [aggregate uuid, ...]}."""
+def _aggregates(conn, rps):
+    """{provider: [aggregate uuid, ...]} of the providers ``rps``."""
     found = {}
-    if not roots:
+    if not rps:
         return found
-    wanted = set(roots)
+    wanted = set(rps)
     for rp, uuid in lookup.rows_for(
             conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
             .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
@@ -210,3 +317,17 @@ def _aggregates(conn, roots):
         if rp in wanted:
             found.setdefault(rp, []).append(uuid)
     return found
+
+
+def _loose_aggregates(conn):
+    """{uuid} of the aggregates holding a provider whose root they do not
+    hold: pinned to one, a tree outside it may serve the unsuffixed group
+    from that provider."""
+    root_in = sa.exists().where(
+        _ROOT_RPA.c.resource_provider_id == RP.c.root_provider_id,
+        _ROOT_RPA.c.aggregate_id == RPA.c.aggregate_id)
+    return {uuid for uuid, in conn.execute(
+        sa.select(AGG.c.uuid).distinct()
+        .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)
+                     .join(RP, RP.c.id == RPA.c.resource_provider_id))
+        .where(RP.c.id != RP.c.root_provider_id, ~root_in))}

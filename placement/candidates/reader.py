@@ -314,7 +314,12 @@ class RequestSearch:
     def _group_rows(self, group, roots=None):
         if group.rows is not None:
             return group.rows
-        return self._read(self.every_tree(group.stmt), roots)
+        stmt = group.stmt
+        if roots is not None and self.sums_usage:
+            # Some trees only: their usage is looked up, not summed for
+            # the whole cloud (as for the sharing providers' read).
+            stmt = self._statement(group, every_row=False)
+        return self._read(self.every_tree(stmt), roots)
 
     def every_tree(self, stmt):
         """A group's statement ``stmt`` as read for the trees (not for the

@@ -149,22 +149,28 @@ class ShapeGauges(_Cached):
         if self.per_aggregate:
             by_aggregate = core.GaugeMetricFamily(
                 'placement_shape_fits_by_aggregate',
-                'placement_shape_fits in the root providers of one '
-                'aggregate (absent where none fits).',
+                'placement_shape_fits of the shape pinned to one '
+                'aggregate by member_of, as nova pins an availability '
+                'zone (absent where none fits).',
                 labels=['shape', 'aggregate'])
             for name, counted in answer['shapes'].items():
                 for aggregate in counted['aggregates']:
                     by_aggregate.add_metric([name, aggregate['uuid']],
                                             aggregate['fits'])
             yield by_aggregate
-        stranded = core.GaugeMetricFamily(
-            'placement_shapes_stranded',
-            'Free space per resource class that no [metrics] '
-            'capacity_shape can use, whichever fills the cloud.',
-            labels=['resource_class'])
-        for name, amount in sorted(answer['stranded'].items()):
-            stranded.add_metric([name], amount)
-        yield stranded
+        for metric, key, meaning in (
+                ('placement_shapes_stranded', 'stranded',
+                 'Free space per resource class within the filters of '
+                 'some [metrics] capacity_shape that none of them can '
+                 'use, whichever fills the cloud.'),
+                ('placement_shapes_stranded_elsewhere', 'stranded_elsewhere',
+                 'Free space per resource class outside the filters of '
+                 'every [metrics] capacity_shape.')):
+            stranded = core.GaugeMetricFamily(metric, meaning,
+                                              labels=['resource_class'])
+            for name, amount in sorted(answer[key].items()):
+                stranded.add_metric([name], amount)
+            yield stranded
 
 
 def configured_shapes(lines, version):

@@ -31,12 +31,20 @@ SHAPE_CAPACITY = base.strict({
     'providers': {'type': 'array', 'items': base.strict({
         'uuid': base.UUID, 'name': {'type': 'string'}, 'fits': _COUNT,
         'limited_by': {'type': 'array', 'items': {'type': 'string'}}})},
+    # ``fits``: the shape pinned to the aggregate by member_of;
+    # ``roots_fits``, where it differs: its root providers' ``fits``
+    # summed.
     'aggregates': {'type': 'array', 'items': base.strict({
-        'uuid': base.UUID, 'fits': _COUNT})},
-    'stranded': _AMOUNTS})
+        'uuid': base.UUID, 'fits': _COUNT, 'roots_fits': _COUNT},
+        optional=['roots_fits'])},
+    # Free space within the shape's filters no further instance can use;
+    # free space outside them.
+    'stranded': _AMOUNTS,
+    'stranded_elsewhere': _AMOUNTS})
 CAPACITY = base.strict({
     'shapes': {'type': 'object', 'additionalProperties': SHAPE_CAPACITY},
-    'stranded': _AMOUNTS})
+    'stranded': _AMOUNTS,
+    'stranded_elsewhere': _AMOUNTS})
 
 OPERATIONS = {
     'show_capacity': base.Operation(

@@ -3,6 +3,7 @@
 same shapes.  SQLite only, as the other tests/console/test_console_*.py: the
 page is a client of the API.  PLACEMENT_CONSOLE_SCREENSHOTS=DIR saves its
 screenshot."""
+import json
 import shutil
 import tempfile
 import urllib.parse
@@ -76,6 +77,13 @@ def content(element, selector):
 
 def test_figures_are_post_capacity_s(browser, server, shapes):
     main = open_page(browser, server, 'capacity')
+    # The bodies the page sends (scripts of the test are not under the
+    # page's Content-Security-Policy).
+    browser.execute_script(
+        'window.sentBodies = []; const send = window.fetch;'
+        'window.fetch = (url, options) => {'
+        '  if (options && options.body) window.sentBodies.push(options.body);'
+        '  return send(url, options); };')
     main.find_element(By.ID, 'shapes').send_keys('\n'.join(
         '%s %s' % item for item in shapes.items()))
     main.find_element(By.CSS_SELECTOR,
@@ -84,10 +92,18 @@ def test_figures_are_post_capacity_s(browser, server, shapes):
     # The flavor list is in the location: a bookmark asks again.
     assert browser.current_url.endswith(
         '#/capacity?' + urllib.parse.urlencode(shapes))
+    # It asks for the hosts it shows, not every host.
+    (sent,) = [json.loads(body) for body in
+               browser.execute_script('return window.sentBodies')]
+    assert set(sent['shapes']) == set(shapes)
+    for name, query in sent['shapes'].items():
+        assert urllib.parse.parse_qs(query)['limit'] == ['11'], name
     with httpx.Client(base_url=server.url, headers=helpers.version('1.39'),
                       timeout=30) as client:
         client.headers['x-auth-token'] = 'admin'
         answer = client.post('/capacity', json={'shapes': shapes}).json()
+    assert all(len(shape['providers']) <= 10
+               for shape in answer['shapes'].values())
     console_support.screenshot(browser, 'capacity')
 
     for name, shape in answer['shapes'].items():
@@ -109,30 +125,52 @@ def test_figures_are_post_capacity_s(browser, server, shapes):
                for rp in shape['providers'])
 
     shown = {(row.get_attribute('data-aggregate'),
-              cell.get_attribute('data-shape')): number(cell.text)
+              cell.get_attribute('data-shape')): cell_figures(
+                  cell, 'fits', 'roots-fits')
              for row in main.find_elements(By.CSS_SELECTOR,
                                            '#aggregates tr[data-aggregate]')
              for cell in row.find_elements(By.CSS_SELECTOR, 'td')}
-    expected = {(agg, name): 0 for agg, _ in shown for name in shapes}
+    expected = {(agg, name): (0, None) for agg, _ in shown for name in shapes}
     for name, shape in answer['shapes'].items():
         for agg in shape['aggregates']:
-            expected[(agg['uuid'], name)] = agg['fits']
+            expected[(agg['uuid'], name)] = (agg['fits'],
+                                             agg.get('roots_fits'))
     assert shown == expected and len(shown) >= 2 * len(shapes)
+    # The disk-less host of az1 draws on a pool outside az1.
+    assert any(roots_fits is not None for _, roots_fits in shown.values())
 
     rows = main.find_elements(By.CSS_SELECTOR, '#stranded tr[data-rc]')
-    assert {row.get_attribute('data-rc'): number(content(
-        row, '[data-field=all]')) for row in rows} == answer['stranded']
+    for field, key in (('all', 'stranded'),
+                       ('all-elsewhere', 'stranded_elsewhere')):
+        assert {row.get_attribute('data-rc'): number(content(
+            row, '[data-field=%s]' % field)) for row in rows} == answer[key]
     assert any(answer['stranded'].values())
     for row in rows:
+        rc = row.get_attribute('data-rc')
         for cell in row.find_elements(By.CSS_SELECTOR, 'td[data-shape]'):
-            left = answer['shapes'][cell.get_attribute('data-shape')][
-                'stranded'].get(row.get_attribute('data-rc'))
-            assert cell.text == ('' if left is None else format(left, ','))
+            shape = answer['shapes'][cell.get_attribute('data-shape')]
+            assert cell_figures(cell, 'stranded', 'elsewhere') == (
+                shape['stranded'].get(rc),
+                shape['stranded_elsewhere'].get(rc) or None)
+    # az2.medium may not use what lies outside az2.
+    assert any(answer['shapes']['az2.medium']['stranded_elsewhere'].values())
 
     # A provider's name is text, never markup.
     assert MARKUP_NAME in main.get_attribute('textContent')
     assert not main.find_elements(By.ID, 'injected')
     assert_clean_log(browser)
+
+
+def cell_figures(cell, first, second):
+    """(the number in ``cell``'s ``first`` field or None, that in
+    brackets in its ``second`` or None)."""
+    figures = []
+    for field in (first, second):
+        found = cell.find_elements(By.CSS_SELECTOR,
+                                   '[data-field=%s]' % field)
+        figures.append(number(found[0].text.strip(' ()')) if found
+                       else None)
+    return tuple(figures)
 
 
 def test_bad_lines_and_refused_shapes(browser, server, shapes):

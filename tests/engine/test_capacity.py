@@ -171,3 +171,70 @@ def test_microversion_and_policy(client, w):
                            json={'shapes': {'a': 'resources=VCPU:1'}},
                            headers=service)
     assert response.status_code == 403
+
+
+def _pool_outside_the_zones(w):
+    """Disk-less hosts drawing disk from a pool in no availability zone
+    of theirs (through aggregate p2 or pool), beside a host with disk of
+    its own."""
+    w.add('pool', inventory={'DISK_GB': 100}, traits=[SHARING],
+          aggs=['pool', 'p2'])
+    w.add('diskless-a', inventory={'VCPU': 8, 'MEMORY_MB': 8192},
+          aggs=['az1', 'p2'])
+    w.add('disk-b', inventory={'VCPU': 4, 'MEMORY_MB': 4096,
+                               'DISK_GB': 100}, aggs=['az1'])
+    w.add('diskless-c', inventory={'VCPU': 8, 'MEMORY_MB': 8192},
+          aggs=['az2', 'pool'])
+
+
+def test_an_aggregate_counts_as_the_shape_pinned_to_it(client, w):
+    params = {'resources': 'VCPU:2,MEMORY_MB:1024,DISK_GB:20'}
+    _pool_outside_the_zones(w)
+    body = oracle.capacity(client, **params)
+    uuid = {name: w.aggs[name][1] for name in w.aggs}
+    # Unpinned, diskless-a takes 4 (the pool keeps 20 GB), disk-b 2 and
+    # diskless-c the pool's last 20 GB.  Pinned to az1 or az2 (nova's
+    # member_of) the pool is out of reach: only disk-b's 2 fit.  Pinned
+    # to the pool's aggregate, diskless-a (outside it) no longer drains
+    # the pool first: diskless-c takes 4.
+    assert body['fits'] == 7
+    assert sorted(body['aggregates'], key=lambda a: a['uuid']) == sorted([
+        {'uuid': uuid['az1'], 'fits': 2, 'roots_fits': 6},
+        {'uuid': uuid['pool'], 'fits': 4, 'roots_fits': 1},
+        {'uuid': uuid['p2'], 'fits': 4},
+        {'uuid': uuid['az2'], 'fits': 0, 'roots_fits': 1}],
+        key=lambda a: a['uuid'])
+    assert [a['fits'] for a in body['aggregates']] == [4, 4, 2, 0]
+    together = oracle.shapes(client, {'shapes': {'s': params}})
+    assert together['shapes']['s'] == body
+    assert oracle.by_aggregate(w, body) == {
+        aggregate: oracle.pinned_fits(w, client, params, aggregate)
+        for aggregate in uuid.values()}
+
+
+def test_stranded_is_within_the_shape_s_filters(client, w):
+    w.add('host', inventory={'VCPU': 10, 'MEMORY_MB': 4096},
+          used={'VCPU': 4}, aggs=['az1'])
+    w.add('other', inventory={'VCPU': 16, 'MEMORY_MB': 1024})
+    in_tree = oracle.capacity(client, resources='VCPU:4',
+                              in_tree=w.uuid('host'))
+    # One instance on host; its 2 VCPU left are stranded, other's 16 are
+    # outside the shape's reach.
+    assert in_tree['fits'] == 1
+    assert in_tree['stranded'] == {'VCPU': 2}
+    assert in_tree['stranded_elsewhere'] == {'VCPU': 16}
+    pinned = oracle.capacity(client, resources='VCPU:4,MEMORY_MB:1024',
+                             member_of=w.aggs['az1'][1])
+    assert pinned['stranded'] == {'VCPU': 2, 'MEMORY_MB': 3072}
+    assert pinned['stranded_elsewhere'] == {'VCPU': 16, 'MEMORY_MB': 1024}
+    # Unfiltered, nothing is elsewhere: other takes 4 and strands none.
+    everywhere = oracle.capacity(client, resources='VCPU:4')
+    assert everywhere['stranded'] == {'VCPU': 2}
+    assert everywhere['stranded_elsewhere'] == {'VCPU': 0}
+    # What no shape uses: other's VCPU is within the second's reach.
+    body = oracle.shapes(client, {'shapes': {
+        'here': {'resources': 'VCPU:4', 'in_tree': w.uuid('host')},
+        'there': {'resources': 'VCPU:8', 'in_tree': w.uuid('other')}}})
+    assert body['stranded'] == {'VCPU': 2}
+    assert body['stranded_elsewhere'] == {'VCPU': 0}
+    assert body['shapes']['there']['stranded_elsewhere'] == {'VCPU': 6}

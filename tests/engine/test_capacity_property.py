@@ -38,11 +38,16 @@ def _aggregate_uuid(world, name):
     return world.aggs.get(name, (None, str(uuidlib.uuid4())))[1]
 
 
+def _unfiltered(params):
+    """``params`` without its aggregates and traits."""
+    return {key: value for key, value in params.items()
+            if not key.startswith(('member_of', 'required'))}
+
+
 def _elsewhere(world, params):
     """``params`` with other provider filters: without its aggregate and
     traits, or with aggregate A and a trait when it had neither."""
-    other = {key: value for key, value in params.items()
-             if not key.startswith(('member_of', 'required'))}
+    other = _unfiltered(params)
     if other != params:
         return other
     suffix = min(key[len('resources'):] for key in params
@@ -50,6 +55,19 @@ def _elsewhere(world, params):
     return dict(params, **{
         'member_of' + suffix: _aggregate_uuid(world, 'A'),
         'required' + suffix: TRAITS[0]})
+
+
+def _assert_stranded(answer, free_left, filtered):
+    """The free space left is split between ``stranded`` and
+    ``stranded_elsewhere``, each rounded down; a shape without aggregates
+    or traits (``filtered`` false) may draw on every inventory: none is
+    elsewhere."""
+    for rc, left in free_left.items():
+        split = answer['stranded'][rc] + answer['stranded_elsewhere'][rc]
+        assert left - 1 <= split <= left, rc
+    if not filtered:
+        assert answer['stranded'] == free_left
+        assert set(answer['stranded_elsewhere'].values()) == {0}
 
 
 def _more(resources):
@@ -91,6 +109,15 @@ def test_fits_as_a_scheduler_places(client, world, providers, groups,
                         'elsewhere': oracle.capacity(client, version,
                                                      **elsewhere)}
     classes = sorted({rc for group in groups for rc in group['resources']})
+    hypothesis.event('an aggregate pinned differs' if any(
+        'roots_fits' in entry for entry in counted['aggregates'])
+        else 'no aggregate pinned differs')
+    if unsuffixed:
+        # Each aggregate's figure is the shape pinned to it, as nova pins
+        # an availability zone.
+        assert oracle.by_aggregate(world, counted) == {
+            uuid: oracle.pinned_fits(world, client, params, uuid, version)
+            for _, uuid in world.aggs.values()}
     placed = oracle.place_until_full(client, params, version)
     hypothesis.target(min(len(placed), 10))
     hypothesis.event('fits: %s' % min(len(placed), 5))
@@ -100,7 +127,8 @@ def test_fits_as_a_scheduler_places(client, world, providers, groups,
         spec['sharing'] for spec in providers) else 'no sharing')
     assert counted['fits'] == len(placed)
     assert sum(p['fits'] for p in counted['providers']) == len(placed)
-    assert counted['stranded'] == oracle.free_left(world, client, classes)
+    _assert_stranded(counted, oracle.free_left(world, client, classes),
+                     filtered=params != _unfiltered(params))
     by_root = oracle.placed_by_root(world, placed)
     assert by_root is None or oracle.fits_by_root(counted) == by_root
 
@@ -142,12 +170,20 @@ def test_a_flavor_list_fills_nested_trees_as_a_scheduler_places(
     world.clear()
     world.add_random(specs)
     answers = oracle.shapes(client, {'shapes': named})['shapes']
+    named_aggregate = {uuid: agg for agg, (_, uuid) in world.aggs.items()}
     for name, params in named.items():
         world.clear()
         world.add_random(specs)
+        # Pools outside A or B: each aggregate counts the shape pinned to
+        # it (by name: the world built again has new uuids).
+        fits = {named_aggregate[entry['uuid']]: entry['fits']
+                for entry in answers[name]['aggregates']}
+        assert {agg: fits.get(agg, 0) for agg in world.aggs} == {
+            agg: oracle.pinned_fits(world, client, params, uuid)
+            for agg, (_, uuid) in world.aggs.items()}, name
         placed = oracle.place_until_full(client, params)
         assert answers[name]['fits'] == len(placed), name
-        assert answers[name]['stranded'] == oracle.free_left(
-            world, client, ['VCPU', 'DISK_GB']), name
+        _assert_stranded(answers[name], oracle.free_left(
+            world, client, ['VCPU', 'DISK_GB']), filtered=False)
         by_root = oracle.placed_by_root(world, placed)
         assert by_root is None or oracle.fits_by_root(answers[name]) == by_root

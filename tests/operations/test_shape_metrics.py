@@ -6,6 +6,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 import httpx
 import pytest
@@ -85,9 +86,12 @@ def assert_gauges_are(samples, answer, per_aggregate=True):
                       for name, shape in answer['shapes'].items()
                       for aggregate in shape['aggregates']}
                      if per_aggregate else {})
-    assert {dict(labels)['resource_class']: amount
-            for (metric, labels), amount in samples.items()
-            if metric == 'placement_shapes_stranded'} == answer['stranded']
+    for metric, key in (('placement_shapes_stranded', 'stranded'),
+                        ('placement_shapes_stranded_elsewhere',
+                         'stranded_elsewhere')):
+        assert {dict(labels)['resource_class']: amount
+                for (metric_, labels), amount in samples.items()
+                if metric_ == metric} == answer[key], metric
 
 
 def test_gauges_equal_post_capacity(fresh, client, cloud, world):
@@ -105,6 +109,23 @@ def test_gauges_equal_post_capacity(fresh, client, cloud, world):
     changed = counted(client, cloud)
     assert changed['shapes'] != answer['shapes']
     assert_gauges_are(scrape(fresh.url), changed)
+
+
+def test_a_zone_s_gauge_is_the_shape_pinned_to_it(fresh, client, cloud,
+                                                 world):
+    # diskless, in az2, takes its disk from a pool outside az2: nova,
+    # pinning az2 with member_of, cannot place there.
+    az2 = world.aggs['az2'][1]
+    samples = scrape(fresh.url)
+    for name in ('m1.small', 'm1.large'):
+        pinned = client.get('/capacity', params=dict(
+            urllib.parse.parse_qsl(cloud[name]), member_of=az2))
+        assert pinned.status_code == 200, pinned.text
+        assert value(samples, 'placement_shape_fits_by_aggregate',
+                     shape=name, aggregate=az2) == pinned.json()['fits']
+    (entry,) = [entry for entry in counted(client, cloud)['shapes'][
+        'm1.small']['aggregates'] if entry['uuid'] == az2]
+    assert entry['roots_fits'] > entry['fits']
 
 
 def test_figures_are_reused_for_cache_seconds(database, cloud, client,

@@ -2,6 +2,9 @@
 tests hold them to: what a scheduler does, GET /allocation_candidates
 and PUT /allocations with the first candidate, again until there is
 none."""
+import sqlalchemy as sa
+
+from placement.data import tables
 from support import helpers
 from support.helpers import SHARING
 
@@ -75,3 +78,27 @@ def placed_by_root(world, placed):
                     if info['id'] == root)
         counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def pinned_fits(world, client, params, uuid, version='1.39'):
+    """The oracle's count of ``params`` pinned to aggregate ``uuid`` as
+    nova pins an availability zone (``member_of`` on the unsuffixed
+    group, beside any it has); what it placed is taken back."""
+    allocations = tables.allocations
+    with world.engine.connect() as conn:
+        last = conn.execute(sa.select(sa.func.max(allocations.c.id))
+                            ).scalar() or 0
+    member_of = params.get('member_of')
+    pinned = dict(params, member_of=uuid if member_of is None
+                  else [member_of, uuid])
+    fits = len(place_until_full(client, pinned, version))
+    with world.engine.begin() as conn:
+        conn.execute(allocations.delete().where(allocations.c.id > last))
+    return fits
+
+
+def by_aggregate(world, answer):
+    """{aggregate uuid: fits} of a shape's ``aggregates`` entries, with
+    every aggregate of the world (0 where none is listed)."""
+    fits = {entry['uuid']: entry['fits'] for entry in answer['aggregates']}
+    return {uuid: fits.get(uuid, 0) for _, uuid in world.aggs.values()}

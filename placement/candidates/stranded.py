@@ -1,0 +1,105 @@
+"""The free space a capacity count leaves (``stranded`` and
+``stranded_elsewhere`` of GET and POST /capacity): over every inventory
+of a class the shapes request, split by whether a shape's filters let it
+draw on that inventory at all.
+
+A shape's *scopes* say which inventories it may draw on: per request
+group with amounts, its classes and the clause of its filters (tree,
+aggregates, traits a provider must have itself, ``root_required``), the
+very checks its statement reads with, but not the resource checks: an
+inventory too small for one more instance is still within the shape's
+reach, and its free space is what the shape strands.
+"""
+import math
+
+import sqlalchemy as sa
+
+from placement.candidates import checks as checks_mod
+from placement.data import tables
+from placement.objects import figures
+
+INV = tables.inventories
+RP = tables.resource_providers
+
+
+def scopes(reading):
+    """[(frozenset of rc ids, clause or None for every provider)] of a
+    reader.RequestSearch, one per group with amounts."""
+    site = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
+    root = None
+    if reading.root_filter is not None:
+        # Sharing providers serve other trees whatever their own root is.
+        root = sa.or_(reading.root_filter,
+                      RP.c.id.in_(sorted(reading.served)))
+    found = []
+    for group in reading.groups:
+        if not group.spec.amounts:
+            continue
+        clauses = [check.clause(reading.names, site) for check in
+                   checks_mod.filters(group.stack, group.spec.spread)]
+        if root is not None:
+            clauses.append(root)
+        found.append((frozenset(group.spec.amounts),
+                      sa.and_(*clauses) if clauses else None))
+    return found
+
+
+def free(conn, classes, scoped):
+    """({rc id: free space}, {key: {rc id: free space within its
+    scopes}}) of ``classes`` {rc id: name}, summed over every inventory of
+    the cloud (over-used inventories count none); ``scoped`` {key: scopes}
+    names the scopes to sum within.  One statement; keys whose scopes all
+    take every provider are not summed again (they take it all)."""
+    if not classes:
+        return {}, {key: {} for key in scoped}
+    usage = figures.usage_table(classes)
+    room = figures.free(INV, usage.c.used)
+    room = sa.case((room > 0, room), else_=0)
+    filtered = [key for key, found in scoped.items()
+                if any(clause is not None for _, clause in found)]
+    columns = [sa.func.sum(sa.case((sa.or_(*(
+        INV.c.resource_class_id.in_(sorted(rcs)) if clause is None else
+        sa.and_(INV.c.resource_class_id.in_(sorted(rcs)), clause)
+        for rcs, clause in scoped[key])), room), else_=0))
+        for key in filtered]
+    total = {}
+    within = {key: {} for key in filtered}
+    for rc, whole, *parts in conn.execute(
+            sa.select(INV.c.resource_class_id, sa.func.sum(room), *columns)
+            .select_from(
+                INV.join(RP, RP.c.id == INV.c.resource_provider_id)
+                .outerjoin(usage, sa.and_(
+                    usage.c.resource_provider_id
+                    == INV.c.resource_provider_id,
+                    usage.c.resource_class_id == INV.c.resource_class_id)))
+            .where(INV.c.resource_class_id.in_(sorted(classes)))
+            .group_by(INV.c.resource_class_id)):
+        total[rc] = float(whole)
+        for key, part in zip(filtered, parts):
+            within[key][rc] = float(part)
+    return total, {key: within.get(key, total) for key in scoped}
+
+
+def split(total, within, filled, classes):
+    """(stranded, stranded_elsewhere), each {class name: amount}: the
+    free space ``within`` the scopes that none of ``filled`` (Filled
+    values) takes, per provider and class the free space less the most
+    any of them placed there; and the free space of ``total`` outside
+    the scopes.  Each summed over the cloud and rounded down."""
+    if len(filled) == 1:
+        most = filled[0].placed
+    else:
+        most = {}
+        for one in filled:
+            for key, amount in one.placed.items():
+                if amount > most.get(key, 0):
+                    most[key] = amount
+    taken = dict.fromkeys(classes, 0)
+    for (_, rc), amount in most.items():
+        taken[rc] += amount
+    stranded, elsewhere = {}, {}
+    for rc, name in classes.items():
+        inside = within.get(rc, 0)
+        stranded[name] = max(math.floor(inside - taken[rc]), 0)
+        elsewhere[name] = max(math.floor(total.get(rc, 0) - inside), 0)
+    return stranded, elsewhere
