@@ -198,12 +198,8 @@ def measure(args, workdir):
     if not args.database:
         fresh.create()
     try:
-        path = os.path.join(workdir, 'placement.conf')
-        with open(path, 'w') as f:
-            f.write('[api]\nauth_strategy = noauth2\n'
-                    '[placement_database]\nconnection = %s\n'
-                    'sync_on_startup = True\n' % url)
-        conf = placement_conf.load(config_files=[path])
+        conf = placement_conf.load(config_files=[serving.write_conf(
+            os.path.join(workdir, 'placement.conf'), url, sync=True)])
         app = deploy.loadapp(conf)
         logging.getLogger().setLevel(logging.WARNING)
         engine = sa.create_engine(url)
