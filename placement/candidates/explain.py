@@ -66,6 +66,10 @@ class Census:
     failures: dict
     root_failing: frozenset
 
+    def rooted(self, trees):
+        """The ``trees`` whose root passes ``root_required``, lazily."""
+        return (tree for tree in trees if tree.root not in self.root_failing)
+
 
 def census(conn, reading, query):
     """Every provider through every check of the request: one statement,
@@ -183,21 +187,17 @@ def explain(conn, query, version, conf, unanswered=None):
     if request.sharing.roots and unanswered is None:
         # A candidate of sharing providers only comes once, from the
         # first tree they serve: the list's own count.
-        rooted = (tree for tree in trees
-                  if tree.root not in facts.root_failing)
-        count = sum(1 for _ in itertools.islice(
-            pipeline.combine(request, rooted, conf), query.limit))
+        count = sum(1 for _ in itertools.islice(pipeline.combine(
+            request, facts.rooted(trees), conf), query.limit))
     weighed = None
     if pipeline.weighing(conf):
         if unanswered is not None:
             # The list weighed these trees already and found nothing.
             weighed = []
         else:
-            rooted = (tree for tree in trees
-                      if tree.root not in facts.root_failing)
             weighed = list(itertools.islice(weigh.ranked(
-                pipeline.combine(request, rooted, conf), reading, conf),
-                query.limit))
+                pipeline.combine(request, facts.rooted(trees), conf),
+                reading, conf), query.limit))
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
     body = _body(query, reading, facts, stacks, rules, dropped, count)
