@@ -2,10 +2,10 @@
 what os-capacity's method costs, in-process.
 
 The cloud (written straight into the tables, as
-tests/engine/test_query_plans.py seeds): 6,000 flat compute nodes, 2,000 trees of a compute node with two
-NUMA children (VCPU and memory on the children, disk on the node), and
-2,000 compute nodes without local disk drawing DISK_GB from 20 sharing
-providers (one aggregate each); every compute node in one of four
+tests/engine/test_query_plans.py seeds): 6,000 flat compute nodes, 2,000 trees
+of a compute node with two NUMA children (VCPU and memory on the children, disk
+on the node), and 2,000 compute nodes without local disk drawing DISK_GB from
+20 sharing providers (one aggregate each); every compute node in one of four
 availability zones (aggregates); a third of the flat nodes with
 HW_CPU_X86_AVX2; existing usage drawn at random (fixed seed).
 
@@ -198,12 +198,8 @@ def measure(args, workdir):
     if not args.database:
         fresh.create()
     try:
-        path = os.path.join(workdir, 'placement.conf')
-        with open(path, 'w') as f:
-            f.write('[api]\nauth_strategy = noauth2\n'
-                    '[placement_database]\nconnection = %s\n'
-                    'sync_on_startup = True\n' % url)
-        conf = placement_conf.load(config_files=[path])
+        conf = placement_conf.load(config_files=[serving.write_conf(
+            os.path.join(workdir, 'placement.conf'), url, sync=True)])
         app = deploy.loadapp(conf)
         logging.getLogger().setLevel(logging.WARNING)
         engine = sa.create_engine(url)

@@ -34,6 +34,7 @@ from bench.common import web
 from bench.common import cloud
 from bench.common import datasets
 from bench.common import scratch
+from bench.common import serving
 
 from placement.config import conf as placement_conf
 from placement.web import deploy
@@ -90,12 +91,9 @@ def call(app, url):
 def sqlite_conf(workdir):
     """(path of a placement.conf, its loaded configuration): noauth2 and
     a fresh SQLite database in ``workdir``."""
-    path = os.path.join(workdir, 'placement.conf')
-    with open(path, 'w') as f:
-        f.write('[api]\nauth_strategy = noauth2\n'
-                '[placement_database]\nconnection = sqlite:///%s\n'
-                'sync_on_startup = True\n'
-                % os.path.join(workdir, 'placement.sqlite'))
+    path = serving.write_conf(
+        os.path.join(workdir, 'placement.conf'),
+        'sqlite:///' + os.path.join(workdir, 'placement.sqlite'), sync=True)
     return path, placement_conf.load(config_files=[path])
 
 

@@ -1,6 +1,7 @@
 """Serve placement under httpd and mod_wsgi in the foreground, configured
-by apache/placement-api.conf as tests/operations/test_httpd.py renders it: this
-service, or upstream's installed in a venv.  For request_path.py:
+by apache/placement-api.conf as tests/operations/test_httpd.py renders
+it: this service, or upstream's installed in a venv.  For
+``bench/run request-path``:
 
     --server-cmd '$PWD/bench/run httpd-serve --port {port}
         --config-dir {config_dir} [--upstream-venv DIR] [--threads N]'

@@ -50,6 +50,7 @@ from placement.web import deploy  # noqa: E402
 from bench.commands import capacity  # noqa: E402
 from bench.common import cloud  # noqa: E402
 from bench.common import scratch  # noqa: E402
+from bench.common import serving  # noqa: E402
 
 QUERY = ('/allocation_candidates?'
          'resources=VCPU:1,MEMORY_MB:256,DISK_GB:10')
@@ -63,10 +64,8 @@ def write_conf(workdir, url, metrics):
         workdir)))
     lines = ['%s = %s\n' % (name, one) for name, value in metrics.items()
              for one in (value if isinstance(value, list) else [value])]
-    with open(path, 'w') as f:
-        f.write('[api]\nauth_strategy = noauth2\n'
-                '[placement_database]\nconnection = %s\n'
-                '[metrics]\n%s' % (url, ''.join(lines)))
+    serving.write_conf(path, url, sync=False,
+                       extra='[metrics]\n' + ''.join(lines))
     return placement_conf.load(config_files=[path])
 
 

@@ -100,11 +100,8 @@ def measure_in(workdir, server_url, count, rounds, with_plans):
                              'summary_' + uuid.uuid4().hex[:10],
                              charset='utf8mb4')
     fresh.create()
-    path = os.path.join(workdir, 'placement.conf')
-    with open(path, 'w') as f:
-        f.write('[api]\nauth_strategy = noauth2\n'
-                '[placement_database]\nconnection = %s\n' % fresh.url)
-    conf = placement_conf.load(config_files=[path])
+    conf = placement_conf.load(config_files=[serving.write_conf(
+        os.path.join(workdir, 'placement.conf'), fresh.url, sync=False)])
     database = db.Database(conf)
     try:
         bootstrap.prepare_database(database, migrate=True)

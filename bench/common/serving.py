@@ -142,6 +142,15 @@ sync_on_startup = {sync}
 """
 
 
+def write_conf(path, url, sync, extra=''):
+    """``path``, written as the placement.conf of every benchmark:
+    noauth2, the database ``url`` (migrated at start-up when ``sync``),
+    then the sections ``extra``."""
+    with open(path, 'w') as out:
+        out.write(CONF_TEMPLATE.format(url=url, sync=sync) + extra)
+    return path
+
+
 class Server:
     """A server command started in its own process group."""
 
@@ -149,12 +158,10 @@ class Server:
         self.label = label
         self.workdir = workdir
         self.config_file = os.path.join(workdir, 'placement.conf')
-        with open(self.config_file, 'w') as conf:
-            # A setup command (placement-manage db sync) already migrated
-            # the database: workers migrating it again at start-up would
-            # only race each other for SQLite's lock.
-            conf.write(CONF_TEMPLATE.format(url=db.url,
-                                            sync=not setup_cmd))
+        # A setup command (placement-manage db sync) already migrated the
+        # database: workers migrating it again at start-up would only race
+        # each other for SQLite's lock.
+        write_conf(self.config_file, db.url, sync=not setup_cmd)
         self.port = free_port()
         self.fmt = {'port': self.port, 'workers': workers,
                     'config_dir': workdir, 'config_file': self.config_file}

@@ -17,5 +17,10 @@ The data runs one way (``pipeline.py`` holds the steps in order):
                come                                        summaries.py
 
 ``explain.py`` counts with the same checks and the same combiner, so an
-explanation cannot disagree with the list.
+explanation cannot disagree with the list; ``nearest.py`` names the
+providers and trees one check alone keeps out.  GET and POST /capacity
+(``capacity.py``) read through the same steps and place instances one
+after another on the rows read (``filling.py``; shapes alike but for
+their amounts read at once, ``alike.py``); ``stranded.py`` sums the free
+space they leave.
 """

@@ -66,6 +66,10 @@ class Census:
     failures: dict
     root_failing: frozenset
 
+    def rooted(self, trees):
+        """The ``trees`` whose root passes ``root_required``, lazily."""
+        return (tree for tree in trees if tree.root not in self.root_failing)
+
 
 def census(conn, reading, query):
     """Every provider through every check of the request: one statement,
@@ -183,20 +187,17 @@ def explain(conn, query, version, conf, unanswered=None):
     if request.sharing.roots and unanswered is None:
         # A candidate of sharing providers only comes once, from the
         # first tree they serve: the list's own count.
-        rooted = (tree for tree in trees
-                  if tree.root not in facts.root_failing)
-        count = sum(1 for _ in itertools.islice(
-            pipeline.combine(request, rooted, conf), query.limit))
+        count = sum(1 for _ in itertools.islice(pipeline.combine(
+            request, facts.rooted(trees), conf), query.limit))
     weighed = None
-    if pipeline.weighing(conf) and unanswered is not None:
-        # The list weighed these trees already and found nothing.
-        weighed = []
-    elif pipeline.weighing(conf):
-        rooted = (tree for tree in trees
-                  if tree.root not in facts.root_failing)
-        weighed = list(itertools.islice(weigh.ranked(
-            pipeline.combine(request, rooted, conf), reading, conf),
-            query.limit))
+    if pipeline.weighing(conf):
+        if unanswered is not None:
+            # The list weighed these trees already and found nothing.
+            weighed = []
+        else:
+            weighed = list(itertools.islice(weigh.ranked(
+                pipeline.combine(request, facts.rooted(trees), conf),
+                reading, conf), query.limit))
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
     body = _body(query, reading, facts, stacks, rules, dropped, count)
@@ -278,11 +279,16 @@ def funnel(stack, considered, failures):
     return steps, first
 
 
+class _Emptied(typing.NamedTuple):
+    """The clause of the step that leaves nothing; for a group's step,
+    ``need``: its suffix and the need of its check."""
+    clause: str
+    need: tuple = None
+
+
 def _body(query, reading, facts, stacks, rules, dropped, count):
     groups = []
     clauses = []
-    # (the clause of the step that leaves nothing, for a group's step its
-    # suffix and the need of its check)
     emptied = None
     for suffix, stack in stacks.items():
         failures = facts.failures[suffix]
@@ -301,7 +307,7 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                 clause = prefix + stack[index].reason(step['removed'],
                                                       largest.get(index))
                 if emptied is None and not step['remaining']:
-                    emptied = (clause, (suffix, stack[index].need()))
+                    emptied = _Emptied(clause, (suffix, stack[index].need()))
                 clauses.append(clause)
     roots = {provider.root for provider in facts.providers.values()}
     flat = (len(stacks) == 1 and not reading.served
@@ -332,17 +338,17 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                 # what the sharing provider was to give them: its
                 # shortfall is what leaves nothing.
                 if not remaining and emptied is not None \
-                        and emptied[1] == need:
-                    emptied = (clause, None)
+                        and emptied.need == need:
+                    emptied = _Emptied(clause)
             if removed:
                 said.append(rule.clause_for(removed, noun))
             if emptied is None and not remaining:
-                emptied = (said[0], None)
+                emptied = _Emptied(said[0])
             clauses += said
     if emptied is not None:
         # The step that leaves nothing leads.
-        clauses.remove(emptied[0])
-        clauses.insert(0, emptied[0])
+        clauses.remove(emptied.clause)
+        clauses.insert(0, emptied.clause)
     head = '%s of %s %s can satisfy the request' % (
         checks_mod.number(remaining), checks_mod.number(len(roots)),
         'resource providers' if flat else 'provider trees')

@@ -116,11 +116,13 @@ def group_misses(facts, stack, failures, pools, roots):
     one check of one of their providers or of the sharing providers
     serving them (``pools``); see ``_placed``."""
     for root in roots:
-        singles = [Miss(rp, _rank(stack[index], detail), index, detail)
-                   for rp in pools.get(root, ())
-                   for failed in (failures.get(rp, {}),)
-                   if len(failed) == 1
-                   for index, detail in failed.items()]
+        singles = []
+        for rp in pools.get(root, ()):
+            failed = failures.get(rp, {})
+            if len(failed) == 1:
+                (index, detail), = failed.items()
+                singles.append(Miss(rp, _rank(stack[index], detail), index,
+                                    detail))
         if singles:
             yield root, _placed(facts, root, singles)
 

@@ -104,7 +104,7 @@ class _Server(gunicorn_base.BaseApplication):
                                 self.enforcer)
 
 
-# Chosen by measuring the request mix of bench/mix_bench.py, see
+# Chosen by measuring the request mix of `bench/run mix http`, see
 # docs/operators.md.
 DEFAULT_THREADS = 4
 # Connections one worker holds at most, and so the requests a SIGKILL of

@@ -93,8 +93,12 @@ def _body_on_its_way(parser):
     body = getattr(parser.mesg, 'body', None)
     if body is None or not isinstance(body.reader, gunicorn_body.LengthReader):
         return 0
-    return max(0, body.reader.length
-               - parser.unreader.buf.getbuffer().nbytes)
+    return max(0, body.reader.length - _buffered(parser))
+
+
+def _buffered(parser):
+    """Bytes received that the parser holds unparsed."""
+    return parser.unreader.buf.getbuffer().nbytes
 
 
 class _Arrival:
@@ -139,8 +143,7 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         self.discard_buffer = bytearray(DISCARD_SIZE)
 
     def enqueue_req(self, conn):
-        pending = (conn.parser is not None
-                   and conn.parser.unreader.buf.getbuffer().nbytes)
+        pending = conn.parser is not None and _buffered(conn.parser)
         if self.cfg.is_ssl or pending:
             # TLS is read by the thread; bytes already held by the parser
             # (a pipelined request) need no socket read.
@@ -171,6 +174,7 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         self._watch(conn, arrival, self._read)
 
     def _watch(self, conn, reading, read):
+        # ``read(conn)`` again once the socket has more.
         if not reading.watched:
             self.poller.register(conn.sock, selectors.EVENT_READ,
                                  lambda sock: read(conn, sock))
@@ -204,7 +208,8 @@ class BufferingThreadWorker(gthread.ThreadWorker):
 
     def _keepalive_after(self, conn, keepalive):
         # A thread, once the answer is sent.  A body gunicorn gave up on
-        # (it drains a little in the thread) is left to the event loop.
+        # (it drains a little in the thread) is left to the event loop:
+        # a _Discard instead of False, for finish_request.
         if super()._keepalive_after(conn, keepalive):
             return True
         left = _body_on_its_way(conn.parser)
@@ -215,6 +220,7 @@ class BufferingThreadWorker(gthread.ThreadWorker):
         return _Discard(left, time.monotonic() + self.request_read_timeout)
 
     def finish_request(self, conn, fs):
+        # The event loop, with what the thread's _keepalive_after said.
         discard = (not fs.cancelled() and fs.exception() is None
                    and fs.result())
         if not isinstance(discard, _Discard):

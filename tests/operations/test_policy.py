@@ -34,6 +34,15 @@ def _policy_on_a_clock(tmp_path, monkeypatch, check, policy_dir=None):
     return policy_file, conf, clock
 
 
+def _edit(policy_file, text):
+    """Save ``text`` with an mtime later than the file's last one, as an
+    editor saving again some time later would."""
+    later = (policy_file.stat().st_mtime + 1 if policy_file.exists()
+             else time.time())
+    policy_file.write_text(text)
+    os.utime(policy_file, (later, later))
+
+
 def test_policy_file_edit_applies_after_the_recheck_interval(
         tmp_path, monkeypatch):
     policy_file, conf, clock = _policy_on_a_clock(tmp_path, monkeypatch,
@@ -46,9 +55,7 @@ def test_policy_file_edit_applies_after_the_recheck_interval(
         return enforcer.authorize(RULE, {}, member, do_raise=False)
 
     assert allowed()
-    policy_file.write_text('"%s": "!"\n' % RULE)
-    later = time.time() + 10  # a new mtime, whatever the clock's grain
-    os.utime(policy_file, (later, later))
+    _edit(policy_file, '"%s": "!"\n' % RULE)
     # Inside the interval the file is not looked at again...
     clock[0] += policy.Enforcer.RECHECK_SECONDS / 2
     assert allowed()
@@ -93,9 +100,7 @@ def test_policy_file_that_stops_loading_keeps_the_rules_in_force(
     policy_file, conf, clock = _policy_on_a_clock(tmp_path, monkeypatch,
                                                   '"!"')
     running = policy.make_enforcer(conf)
-    policy_file.write_text('"%s": [\n' % RULE)
-    later = time.time() + 10
-    os.utime(policy_file, (later, later))
+    _edit(policy_file, '"%s": [\n' % RULE)
     clock[0] += 2 * policy.Enforcer.RECHECK_SECONDS
     admin = context.RequestContext(user_id='u', project_id='p',
                                    roles=['admin'])
@@ -155,15 +160,6 @@ SUMMARY = 'placement:summary'
 # Requests a worker serves before it is replaced, in the recycling case
 # (gunicorn adds up to a tenth more at random).
 MAX_REQUESTS = 200
-
-
-def _edit(policy_file, text):
-    """Save ``text`` with an mtime later than the file's last one, as an
-    editor saving again some time later would."""
-    later = (policy_file.stat().st_mtime + 1 if policy_file.exists()
-             else time.time())
-    policy_file.write_text(text)
-    os.utime(policy_file, (later, later))
 
 
 def _statuses(server, count, headers=MEMBER_HEADERS):

@@ -122,13 +122,11 @@ def in_process_app(workdir, options=''):
     from placement.data import db
     from placement.objects import bootstrap
     from placement.web import deploy
-    path = os.path.join(workdir, 'placement.conf')
-    with open(path, 'w') as out:
-        out.write(serving.CONF_TEMPLATE.format(
-            url='sqlite:///' + os.path.join(workdir, 'placement.sqlite'),
-            sync=True))
-        # The access log written as a server writes it.
-        out.write('[DEFAULT]\nlog_file = %s\n%s' % (os.path.join(
+    # The access log written as a server writes it.
+    path = serving.write_conf(
+        os.path.join(workdir, 'placement.conf'),
+        'sqlite:///' + os.path.join(workdir, 'placement.sqlite'), sync=True,
+        extra='[DEFAULT]\nlog_file = %s\n%s' % (os.path.join(
             workdir, 'placement.log'), options.replace('\\n', '\n')))
     conf = placement_conf.load(config_files=[path])
     deploy.setup_logging(conf)

@@ -103,9 +103,8 @@ def run(args, workdir):
     if db.backend == 'sqlite':
         raise web.BenchError(
             'the swap needs a database server (--db-url)')
-    config_file = os.path.join(workdir, 'placement.conf')
-    with open(config_file, 'w') as out:
-        out.write(serving.CONF_TEMPLATE.format(url=db.url, sync=False))
+    config_file = serving.write_conf(
+        os.path.join(workdir, 'placement.conf'), db.url, sync=False)
     low, high = (int(p) for p in args.port_range.split('-'))
     fleet = Fleet(workdir, config_file, UPSTREAM_VENV,
                   args.workers,

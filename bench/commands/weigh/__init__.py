@@ -70,12 +70,9 @@ def cost_run(args, kind, count):
         db = serving.Database(args.db_url, workdir, 'weigh_cost')
         db.create()
         try:
-            path = os.path.join(workdir, 'placement.conf')
-            with open(path, 'w') as out:
-                out.write('[api]\nauth_strategy = noauth2\n'
-                          '[placement_database]\nconnection = %s\n'
-                          'sync_on_startup = True\n' % db.url)
-            conf = placement_conf.load(config_files=[path])
+            conf = placement_conf.load(config_files=[serving.write_conf(
+                os.path.join(workdir, 'placement.conf'), db.url,
+                sync=True)])
             app = deploy.loadapp(conf)
             logging.getLogger().setLevel(logging.WARNING)
             engine = sa.create_engine(db.url)

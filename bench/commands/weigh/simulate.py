@@ -17,6 +17,7 @@ from bench.common import report
 from bench.common import web
 from bench.common import cloud
 from bench.common import scratch
+from bench.common import serving
 from bench.commands.mix import traffic
 
 from placement.config import conf as placement_conf
@@ -47,13 +48,11 @@ class App:
 
     def __init__(self, path, options):
         workdir = os.path.dirname(path)
-        config = os.path.join(workdir, 'placement-%s.conf' % uuid.uuid4())
-        with open(config, 'w') as out:
-            out.write('[api]\nauth_strategy = noauth2\n'
-                      '[placement_database]\nconnection = sqlite:///%s\n'
-                      'sync_on_startup = True\n[placement]\n%s' % (
-                          path, ''.join('%s = %s\n' % item
-                                        for item in options.items())))
+        config = serving.write_conf(
+            os.path.join(workdir, 'placement-%s.conf' % uuid.uuid4()),
+            'sqlite:///' + path, sync=True,
+            extra='[placement]\n' + ''.join('%s = %s\n' % item
+                                            for item in options.items()))
         self.app = deploy.loadapp(placement_conf.load(config_files=[config]))
         logging.getLogger().setLevel(logging.WARNING)
 
