@@ -8,7 +8,6 @@ apart on the way: the fill counts them from their rows, without
 building a tree of rows for each.
 """
 import itertools
-import operator
 
 from placement.candidates import filling
 from placement.candidates import lookup
@@ -44,35 +43,36 @@ def read(readings):
         each=[reading.groups[0].spec.amounts for reading in readings])
     rows = lookup.fetch(first.conn, first.every_tree(stmt))
     count = len(readings)
-    # Each shape's class mask is one of the last ``count`` columns.
-    return {index: _set_apart(reading, rows, index - count, count)
+    return {index: _set_apart(reading, rows, index, count)
             for index, reading in enumerate(readings)}
 
 
-def _set_apart(reading, rows, at, count):
-    """Give ``reading`` the ``rows`` read for it (its class mask at
-    ``at``, ``count`` masks in all), less those of trees without a sharing
+def _set_apart(reading, rows, index, count):
+    """Give ``reading`` the ``rows`` read for it (the ``index``-th of
+    ``count`` shapes read at once), less those of trees without a sharing
     provider in them: those are returned as a filling.Apart, their rows
     as read."""
     sharing = reading.sharing
     inside = set(sharing.roots.values())
     (serving,) = sharing.serving
+    layout = reading.groups[0].layout
+    fit_of = layout.fit_of_shape(index, count)
+    as_read_alone, trait_mask = layout.as_read_alone, layout.trait_mask
     kept, apart, served = [], {}, []
     # The rows come root by root.
-    for root, tree in itertools.groupby(filter(operator.itemgetter(at), rows),
-                                        key=operator.itemgetter(0)):
+    for root, tree in itertools.groupby(filter(fit_of, rows),
+                                        key=layout.root):
         tree = list(tree)
         if root in inside:
-            # As the reader reads a row: its own class mask in place of
-            # that of any, without the other masks.
-            kept.extend((*row[:3], row[at], *row[4:-count]) for row in tree)
+            # As the shape's own statement reads it.
+            kept.extend(as_read_alone(row, fit_of(row), count)
+                        for row in tree)
             continue
-        kind = tuple((row[at], row[2] or 0) for row in tree)
-        rps = [row[1] for row in tree]
+        kind = tuple((fit_of(row), trait_mask(row) or 0) for row in tree)
+        rps = list(map(layout.rp, tree))
         if root in serving:
             served.append((root, (kind, tuple(serving[root])), rps, tree))
         else:
             apart.setdefault(kind, []).append((root, rps, tree))
     reading.groups[0].rows = kept
-    return filling.Apart(apart, served,
-                         reading.groups[0].layout.room_in_row)
+    return filling.Apart(apart, served, layout)

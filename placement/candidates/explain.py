@@ -27,6 +27,7 @@ from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import nearest as nearest_mod
 from placement.candidates import pipeline
+from placement.candidates import statements
 from placement.candidates import weigh
 from placement.data import tables
 from placement.objects import figures
@@ -99,9 +100,12 @@ def census(conn, reading, query):
     # Per group, the checks a provider passes as bits of a few integers
     # (MASK_BITS each): summed in SQL, decoded once per distinct mask.
     stacks = []
+    masks = []
     for suffix, group in zip(query.groups, reading.groups):
         stacks.append((suffix, group.stack))
-        for start in range(0, len(group.stack), MASK_BITS):
+        starts = range(0, len(group.stack), MASK_BITS)
+        masks.append(len(starts))
+        for start in starts:
             bits = sa.literal(0)
             for bit, check in enumerate(
                     group.stack[start:start + MASK_BITS]):
@@ -118,7 +122,7 @@ def census(conn, reading, query):
         inv, used = inventories[rc]
         columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
                     inv.c.step_size]
-    first_figure = len(columns) - 4 * len(classes)
+    layout = statements.CensusLayout(masks, classes)
     providers = {}
     failures = {suffix: {} for suffix in query.groups}
     root_failing = set()
@@ -127,21 +131,18 @@ def census(conn, reading, query):
     #                   any inventory of the classes asked (never changed)
     result = conn.execute(sa.select(*columns).select_from(joined))
     for row in result.cursor.fetchall():
-        rp = row[0]
-        providers[rp] = Provider(rp, row[1], row[2], row[3])
-        if not row[4]:
-            root_failing.add(row[3])
-        found = {}
-        for at, rc in enumerate(classes):
-            at = first_figure + 4 * at
-            if row[at] is not None:
-                found[rc] = Found(float(row[at]), *row[at + 1:at + 4])
-        at = 5
+        provider = Provider(*layout.provider(row))
+        rp = provider.id
+        providers[rp] = provider
+        if not layout.root_passes(row):
+            root_failing.add(provider.root)
+        found = {rc: Found(float(free), *units)
+                 for rc, (free, *units) in layout.figures(row)}
         for number, (suffix, stack) in enumerate(stacks):
             mask = 0
-            for start in range(0, len(stack), MASK_BITS):
-                mask |= int(row[at]) << start
-                at += 1
+            for start, value in zip(range(0, len(stack), MASK_BITS),
+                                    layout.masks(row, number)):
+                mask |= int(value) << start
             if mask == (1 << len(stack)) - 1:
                 continue
             key = (number, mask)

@@ -43,11 +43,11 @@ class Apart(typing.NamedTuple):
     ``kinds`` {((class mask, trait mask) of each provider in the order
     read): [(root, [rp, ...], [row, ...])]}; those served, in root order,
     ``served`` [(root, (that kind, the (sharing provider, class mask)
-    serving it), [rp, ...], [row, ...])]; ``room_at`` {rc: the index of
-    its free space in a row}."""
+    serving it), [rp, ...], [row, ...])]; ``layout`` the
+    statements.Layout the rows are read by."""
     kinds: dict
     served: list
-    room_at: dict
+    layout: object
 
 
 def fill(request, trees, free, apart=None):
@@ -67,11 +67,11 @@ def fill(request, trees, free, apart=None):
             ((tree[0], True, tree) for tree in apart.served),
             key=operator.itemgetter(0)):
         if served:
-            _fill_served(tree, kinds, apart.room_at, free, filled)
+            _fill_served(tree, kinds, apart.layout, free, filled)
         else:
             _fill_tree(tree, kinds, free, filled)
     for kind, alike in apart.kinds.items():
-        _fill_kind(kinds.apart(kind), alike, apart.room_at, filled)
+        _fill_kind(kinds.apart(kind), alike, apart.layout, filled)
     return filled
 
 
@@ -89,14 +89,14 @@ def _fill_tree(tree, kinds, free, filled):
     _take(tree.root, own, candidates, free, filled, one_run)
 
 
-def _fill_served(tree, kinds, room_at, free, filled):
+def _fill_served(tree, kinds, layout, free, filled):
     """``_fill_tree`` for a tree set apart that sharing providers serve
     (see Apart): its own free space is copied from its rows into
     ``free``, beside theirs."""
     root, kind, rps, rows = tree
     for rp, row in zip(rps, rows):
-        for rc, at in room_at.items():
-            free[rp, rc] = row[at]
+        for rc, room in layout.free_by_class(row):
+            free[rp, rc] = room
     _take(root, rps, kinds.served(kind, root, rps), free, filled)
 
 
@@ -117,7 +117,7 @@ def _take(root, own, candidates, free, filled, one_run=False):
             return
 
 
-def _fill_kind(candidates, trees, room_at, filled):
+def _fill_kind(candidates, trees, layout, filled):
     """``_fill_tree`` for the ``trees`` of one kind set apart (see Apart)
     at once, over columns of their free space: candidate after candidate,
     each tree's run is counted as ``_run`` counts it."""
@@ -126,9 +126,9 @@ def _fill_kind(candidates, trees, room_at, filled):
     for candidate in candidates:
         for index, rc, _ in candidate:
             if (index, rc) not in columns:
-                at = room_at[rc]
+                free_of = layout.free_of(rc)
                 columns[index, rc] = [
-                    [rows[index][at] for _, _, rows in trees],
+                    [free_of(members[index]) for _, _, members in trees],
                     [0] * len(trees)]
     total = [0] * len(trees)
     short = [None] * len(trees)

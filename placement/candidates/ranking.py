@@ -92,15 +92,16 @@ def bounds(reading, groups, lowest):
             group.spec.amounts, dialect, lowest)
         if reading.root_filter is not None:
             stmt = stmt.where(reading.root_filter)
-        rows = {row[0]: row[1:] for row in lookup.fetch(reading.conn, stmt)}
+        per_root = statements.ranking_bounds(
+            lookup.fetch(reading.conn, stmt))
         if free:
-            _add_sharing(rows, group.spec, reading.sharing.serving[index],
-                         free, lowest)
+            _add_sharing(per_root, group.spec,
+                         reading.sharing.serving[index], free, lowest)
         if trees is None:
-            trees = {root: (row,) for root, row in rows.items()}
+            trees = {root: (own,) for root, own in per_root.items()}
         else:
-            trees = {root: trees[root] + (row,)
-                     for root, row in rows.items() if root in trees}
+            trees = {root: trees[root] + (own,)
+                     for root, own in per_root.items() if root in trees}
     alike = {}
     for root, parts in (trees or {}).items():
         found = alike.get(parts)
@@ -116,11 +117,11 @@ def bounds(reading, groups, lowest):
     return result
 
 
-def _add_sharing(rows, spec, serving, free, lowest):
-    """Fold into a group's ranking ``rows`` {root: row} the free space of
-    the sharing providers serving each tree (``serving``, the group's
-    part of reading.Sharing.serving; ``free`` weigh.figures of theirs),
-    as if they were the tree's own: a candidate may take them."""
+def _add_sharing(per_root, spec, serving, free, lowest):
+    """Fold into a group's ranking rows ``per_root`` {root: row} the free
+    space of the sharing providers serving each tree (``serving``, the
+    group's part of reading.Sharing.serving; ``free`` weigh.figures of
+    theirs), as if they were the tree's own: a candidate may take them."""
     count = len(spec.amounts)
     made = {}
     for root, providers in serving.items():
@@ -128,11 +129,11 @@ def _add_sharing(rows, spec, serving, free, lowest):
         shared = made.get(key)
         if shared is None:
             shared = made[key] = _shared_row(providers, spec, free, lowest)
-        own = rows.get(root)
+        own = per_root.get(root)
         if own is None:
-            rows[root] = shared
+            per_root[root] = shared
             continue
-        rows[root] = tuple(
+        per_root[root] = tuple(
             mine if theirs is None else theirs if mine is None
             else (max if at < count else min)(mine, theirs)
             for at, (mine, theirs) in enumerate(zip(own, shared)))

@@ -251,22 +251,17 @@ class RequestSearch:
         uuids = self.uuids
         alike = self._alike
         roots = self.roots
+        head, summary_part = layout.head, layout.summary_part
+        limits_of = layout.limits_of if layout.limits and self.summed else None
         for row in rows:
-            fit = row[3]
-            part = layout.summary_part(row)
-            seen[row[1]] = alike.setdefault(part, part)
+            root, rp, traits, fit, uuid = head(row)
+            part = summary_part(row)
+            seen[rp] = alike.setdefault(part, part)
             if roots is not None:
-                roots[row[1]] = row[0]
-            uuids[row[1]] = row[-1]
-            limits = NO_LIMITS
-            if layout.limits and self.summed:
-                limits = {}
-                for bit, rc in layout.bits:
-                    if fit >> bit & 1:
-                        at = layout.limits + 2 * bit
-                        room, max_unit = row[at:at + 2]
-                        limits[rc] = min(room, max_unit)
-            yield ProviderRow(row[0], row[1], int(row[2] or 0), fit, limits)
+                roots[rp] = root
+            uuids[rp] = uuid
+            limits = NO_LIMITS if limits_of is None else limits_of(row, fit)
+            yield ProviderRow(root, rp, int(traits or 0), fit, limits)
 
     # -- trees --------------------------------------------------------------
 
@@ -283,7 +278,7 @@ class RequestSearch:
         if roots is not None:
             anchored &= set(roots)
         if anchored and self.root_filter is not None:
-            anchored &= {row[0] for row in lookup.rows_for(
+            anchored &= {root for root, in lookup.rows_for(
                 self.conn, sa.select(RP.c.id).where(
                     RP.c.id == RP.c.root_provider_id, self.root_filter),
                 anchored, RP.c.id)}

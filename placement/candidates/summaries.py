@@ -45,12 +45,13 @@ def _places(conn, version, ids):
             conn, stmt, ids, _INNER.c.id,
             lambda clause: RP.c.root_provider_id.in_(
                 sa.select(_INNER.c.root_provider_id).where(clause)))
-        roots = {row[3] for row in rows if row[0] in ids}
-        rows = [row for row in rows if row[3] in roots]
+        roots = {root for rp, _, _, root in rows if rp in ids}
+        rows = [(rp, uuid, parent, root) for rp, uuid, parent, root in rows
+                if root in roots]
     else:
-        rows = [row for row in lookup.rows_for(conn, stmt, ids, RP.c.id)
-                if row[0] in ids]
-    uuids = {row[0]: row[1] for row in rows}
+        rows = [(rp, uuid, parent, root) for rp, uuid, parent, root
+                in lookup.rows_for(conn, stmt, ids, RP.c.id) if rp in ids]
+    uuids = {rp: uuid for rp, uuid, _, _ in rows}
     return {rp: (uuid, uuids.get(parent), uuids.get(root))
             for rp, uuid, parent, root in rows}
 
@@ -127,7 +128,7 @@ def _traits(conn, providers):
         providers, RPT.c.resource_provider_id)
     names = dict(lookup.fetch(
         conn, sa.select(TRAITS.c.id, TRAITS.c.name)
-        .where(TRAITS.c.id.in_(sorted({row[1] for row in rows})))))
+        .where(TRAITS.c.id.in_(sorted({trait for _, trait in rows})))))
     for rp, trait in rows:
         found = traits.get(rp)
         if found is not None:

@@ -5,6 +5,21 @@ disk-like.
 """
 from placement.candidates import candidate_search as cs
 from placement.candidates import filling
+from placement.candidates import statements
+
+# The rows a shape's one group reads for GET /capacity: classes 1 and 2,
+# each row carrying their free space (see statements.Layout).
+LAYOUT = statements.Layout({1: 0, 2: 0}, 'sqlite', with_capacity=True,
+                           rendered=False)
+
+
+def read_row(root, rp, fit, free_1, free_2):
+    """A row as LAYOUT places its columns: root, rp, trait mask, class
+    mask, listed (-1: not looked up), (free space, max_unit) per class,
+    the uuid (not looked up)."""
+    row = (root, rp, 0, fit, -1, free_1, free_1, free_2, free_2, None)
+    assert LAYOUT.free_by_class(row) == [(1, free_1), (2, free_2)]
+    return row
 
 
 def request(*groups, sharing=None, isolate=False):
@@ -83,26 +98,25 @@ def test_isolated_groups_need_two_providers_each_time():
 
 
 def test_trees_set_apart_fill_as_the_trees_read_do():
-    # Free space at index 1 (class 1) and 3 (class 2) of a summary part,
-    # as statements.Layout.room_at places it; trait masks ride along.
+    # Trait masks ride along.
     group = cs.Group('', {1: 2, 2: 10}, spread=True)
-    room_at = {1: 1, 2: 3}
-    providers = {1: (0b11, 7, None, 35), 2: (0b01, 5, None, 0),
-                 3: (0b01, 8, None, 0), 4: (0b10, 0, None, 45),
-                 5: (0b11, 9, None, 100), 6: (0b01, 10, None, 0),
-                 7: (0b01, 1, None, 0), 8: (0b10, 0, None, 30)}
+    providers = {1: (0b11, 7, 35), 2: (0b01, 5, 0), 3: (0b01, 8, 0),
+                 4: (0b10, 0, 45), 5: (0b11, 9, 100), 6: (0b01, 10, 0),
+                 7: (0b01, 1, 0), 8: (0b10, 0, 30)}
     shapes = [(1, [1]), (2, [2, 3, 4]), (5, [5]), (6, [6, 7, 8])]
+    rows = {rp: read_row(root, rp, *providers[rp])
+            for root, members in shapes for rp in members}
     kinds = {}
     for root, members in shapes:
         kind = tuple((providers[rp][0], 0) for rp in members)
         kinds.setdefault(kind, []).append(
-            (root, members, [providers[rp] for rp in members]))
-    apart = filling.Apart(kinds, [], room_at)
+            (root, members, [rows[rp] for rp in members]))
+    apart = filling.Apart(kinds, [], LAYOUT)
     as_read = filling.fill(request(group), [], {}, apart)
     trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
                      {}) for root, members in shapes]
-    free = {(rp, rc): part[at] for rp, part in providers.items()
-            for rc, at in room_at.items() if part[0] >> (rc - 1) & 1}
+    free = {(rp, rc): room for rp, (fit, *rooms) in providers.items()
+            for rc, room in zip((1, 2), rooms) if fit >> (rc - 1) & 1}
     assert as_read == filling.fill(request(group), trees, free)
     # Tree 2 moves on from provider 2 to 3 when 2 is full, and the disk
     # of 4 that the first run left ends the second: 2 + 2 runs.
@@ -110,8 +124,8 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
     # second candidate does not run, and the first's end stays.
     assert as_read.fits == {1: 3, 2: 4, 5: 4, 6: 3}
     assert as_read.short[2] == {2} and as_read.short[6] == {2}
-    # The parts read are left as they were.
-    assert providers[2] == (0b01, 5, None, 0)
+    # The rows read are left as they were.
+    assert rows[2] == read_row(2, 2, 0b01, 5, 0)
 
 
 def test_trees_set_apart_draw_on_a_pool_in_root_order():
@@ -120,11 +134,11 @@ def test_trees_set_apart_draw_on_a_pool_in_root_order():
     group = cs.Group('', {1: 1, 2: 10}, spread=True)
     serving = {root: [(9, 0b10)] for root in (1, 2, 3)}
     sharing = cs.Sharing({9: 9}, [serving], {}, {})
-    room_at = {1: 1, 2: 3}
-    rows = {1: (0b01, 3, None, 0), 3: (0b01, 9, None, 0)}
+    rows = {1: read_row(1, 1, 0b01, 3, None),
+            3: read_row(3, 3, 0b01, 9, None)}
     apart = filling.Apart({}, [
         (root, (((0b01, 0),), tuple(serving[root])), [root], [rows[root]])
-        for root in (1, 3)], room_at)
+        for root in (1, 3)], LAYOUT)
     free = {(2, 1): 2, (9, 2): 75}
     as_read = filling.fill(request(group, sharing=sharing),
                            [cs.Tree(2, [{2: 0b01}], {}, {})], dict(free),

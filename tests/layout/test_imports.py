@@ -203,3 +203,20 @@ def test_the_tests_import_no_benchmark_code():
             found += ['%s: %s' % (path.relative_to(tests), name)
                       for name in names if name.split('.')[0] == 'bench']
     assert not found
+
+
+def test_only_the_statements_read_rows_by_column():
+    """The statements' module knows where each column of a row sits
+    (statements.Layout, CensusLayout); every other module of the engine
+    reads a row through their accessors, never ``row[...]`` or
+    ``rows[...]``, so an offset changes in one place."""
+    found = []
+    for name in ENGINE:
+        if name == 'placement.candidates.statements':
+            continue
+        for node in ast.walk(ast.parse(MODULES[name].read_text())):
+            if (isinstance(node, ast.Subscript)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in ('row', 'rows')):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found
