@@ -151,7 +151,7 @@ class ShapeGauges(_Cached):
                 'placement_shape_fits_by_aggregate',
                 'placement_shape_fits of the shape pinned to one '
                 'aggregate by member_of, as nova pins an availability '
-                'zone (absent where none fits).',
+                'zone (absent where none fits, pinned or not).',
                 labels=['shape', 'aggregate'])
             for name, counted in answer['shapes'].items():
                 for aggregate in counted['aggregates']:
