@@ -27,6 +27,7 @@ from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import statements
+from placement.candidates import tree_rules
 from placement.data import tables
 from placement.objects import base
 
@@ -169,12 +170,10 @@ class RequestSearch:
 
     def request(self):
         """The combiner's Request."""
-        index = {suffix: i for i, suffix in enumerate(self.query.groups)}
+        isolate, same_subtree = tree_rules.spanning(self.query)
         return candidate_search.Request(
             groups=[group.spec for group in self.groups],
-            isolate=self.query.group_policy == 'isolate',
-            same_subtree=tuple(tuple(index[suffix] for suffix in suffixes)
-                               for suffixes in self.query.same_subtree),
+            isolate=isolate, same_subtree=same_subtree,
             one_per_tree=self.version < microversions.NESTED_CANDIDATES,
             sharing=self.sharing)
 
