@@ -22,6 +22,7 @@ import typing
 import sqlalchemy as sa
 
 from placement import microversions
+from placement.candidates import alike as alike_mod
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
@@ -125,10 +126,8 @@ class RequestSearch:
         # index of the group that reads for it.
         first = {}
         self.read_by = [
-            first.setdefault((group.suffix == '',
-                              tuple(sorted(group.resources.items())),
-                              group.traits, group.member_of, group.in_tree),
-                             index)
+            first.setdefault((alike_mod.group_key(group),
+                              tuple(group.resources.values())), index)
             for index, group in enumerate(query.groups.values())]
         self.reading = sorted(set(self.read_by))
         # Amounts of two groups add up on a provider only for a class both
