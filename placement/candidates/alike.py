@@ -1,4 +1,5 @@
-"""Shapes alike but for their amounts, read at once (POST /capacity).
+"""Groups alike but for their amounts (``group_key``), and shapes so
+alike read at once (POST /capacity).
 
 A flavor list asks the same group statement of the same providers once
 per flavor, only the amounts differing.  One statement reads them all
@@ -14,18 +15,25 @@ from placement.candidates import lookup
 from placement.candidates import statements
 
 
+def group_key(group):
+    """What the statement of ``group`` (a query.RequestGroup) reads, but
+    for its amounts: groups with one key ask the same of the same
+    providers (the same classes in the same order), be they groups of
+    one request (the reader reads them once) or shapes of POST
+    /capacity (read at once here)."""
+    return (group.suffix == '', tuple(group.resources), group.traits,
+            group.member_of, group.in_tree)
+
+
 def alike(shapes):
     """[[name, ...]] of two or more ``shapes`` {name: CandidateQuery} of
-    one group each that differ in their amounts only (the same classes in
-    the same order)."""
+    one group each that differ in their amounts only."""
     found = {}
     for name, query in shapes.items():
         (group, *others) = query.groups.values()
         if others or not group.resources or query.same_subtree:
             continue
-        # What the group's statement reads, but for the amounts.
-        key = (group.suffix, tuple(group.resources), group.traits,
-               group.member_of, group.in_tree, query.root_required)
+        key = (group_key(group), query.root_required)
         found.setdefault(key, []).append(name)
     return [names for names in found.values() if len(names) > 1]
 

@@ -81,10 +81,11 @@ class Sharing(typing.NamedTuple):
 
 
 class Request(typing.NamedTuple):
-    """The request-wide settings of the search; ``same_subtree`` holds
-    tuples of group indexes."""
+    """The request-wide settings of the search: ``isolate`` a
+    tree_rules.Isolate (None without isolation), ``same_subtree``
+    tree_rules.SameSubtree sets."""
     groups: list
-    isolate: bool = False
+    isolate: object = None
     same_subtree: tuple = ()
     one_per_tree: bool = False     # before nested providers (1.29)
     sharing: Sharing = Sharing({}, [], {}, {})

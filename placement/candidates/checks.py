@@ -2,9 +2,8 @@
 
 A request group's rules are an ordered stack of checks (``group_stack``):
 its tree, aggregates and traits, then per resource class its inventory,
-units and capacity.  The rules over whole trees follow (``tree_stack``):
-each group served in the tree, ``root_required``, and the combining of
-the groups.  Each check owns
+units and capacity.  The rules over whole trees follow them
+(``tree_rules.py``).  Each check owns
 
 - its label, as the query string names it;
 - its SQL condition (``clause``), evaluated at a ``Site``: the reader
@@ -327,65 +326,3 @@ def root_required(query):
     """The query's RootRequired, or None."""
     return RootRequired(query.root_required) if query.root_required else None
 
-
-@dataclasses.dataclass(frozen=True)
-class TreeRule:
-    """A step over whole trees: ``label`` names it; ``reason`` % {'n':
-    the trees in words, 'fail'/'are': verbs in agreement} words it."""
-    label: str
-    reason: str
-
-    def clause_for(self, count, noun):
-        """The words for ``count`` trees (``noun``: 'trees', or
-        'providers' where each provider is a tree of its own)."""
-        one = count == 1
-        return self.reason % {
-            'n': '%s %s' % (number(count), noun[:-1] if one else noun),
-            'fail': 'fails' if one else 'fail',
-            'are': 'is' if one else 'are'}
-
-
-@dataclasses.dataclass(frozen=True)
-class GroupInTree(TreeRule):
-    """A group served in one tree with its sharing providers."""
-
-    def short_sharing(self, count, noun, name, check, found):
-        """The words for ``count`` trees that cannot serve the group
-        because the sharing provider ``name`` misses ``check`` (``found``:
-        what the explanation read of it)."""
-        return '%s because %s sharing provider %s %s' % (
-            self.clause_for(count, noun), 'its' if count == 1 else 'their',
-            name, check.shortfall(found))
-
-
-def combining_label(query):
-    """Names of the rules the combiner applies across groups."""
-    rules = []
-    if query.group_policy == 'isolate':
-        rules.append('group_policy=isolate')
-    rules += ['same_subtree=' + ','.join(suffixes)
-              for suffixes in query.same_subtree]
-    if len(query.groups) > 1:
-        rules.append('capacity summed across groups')
-    if any(len(group.traits.required) and not group.suffix
-           for group in query.groups.values()):
-        rules.append('required traits over the providers used')
-    return 'combining groups' + (' (%s)' % ', '.join(rules) if rules else '')
-
-
-def tree_stack(query):
-    """The steps over whole trees, in order: each group served in one
-    tree with its sharing providers, ``root_required``, then the
-    combiner putting the groups together."""
-    rules = [GroupInTree(
-        "group '%s' in one tree with its sharing providers" % suffix,
-        "%%(n)s cannot serve group '%s'" % suffix)
-        for suffix in query.groups]
-    root = root_required(query)
-    if root is not None:
-        rules.append(TreeRule(root.label, '%%(n)s %%(fail)s %s'
-                              % root.label))
-    spanning = combining_label(query)
-    rules.append(TreeRule(spanning, '%%(n)s %%(are)s left without a '
-                          'candidate by %s' % spanning))
-    return rules

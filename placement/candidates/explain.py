@@ -28,6 +28,7 @@ from placement.candidates import checks as checks_mod
 from placement.candidates import nearest as nearest_mod
 from placement.candidates import pipeline
 from placement.candidates import statements
+from placement.candidates import tree_rules
 from placement.candidates import weigh
 from placement.data import tables
 from placement.objects import figures
@@ -179,7 +180,7 @@ def explain(conn, query, version, conf, unanswered=None):
         reading, request, trees = (unanswered.reading, unanswered.request,
                                    unanswered.trees)
     facts = census(conn, reading, query)
-    rules = checks_mod.tree_stack(query)
+    rules = tree_rules.stack(request, checks_mod.root_required(query))
     caps = [cap for cap in (query.limit, conf.max_allocation_candidates)
             if cap is not None and cap > 0]
     dropped, count = _dropped(request, trees, facts, rules,
@@ -201,7 +202,7 @@ def explain(conn, query, version, conf, unanswered=None):
                 reading, conf), query.limit))
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
-    body = _body(query, reading, facts, stacks, rules, dropped, count)
+    body = _body(query, reading, facts, stacks, rules.steps, dropped, count)
     if weighed is not None:
         body['weights'] = _weights(weighed, facts, reading, conf)
     return body
@@ -229,10 +230,10 @@ def _weights(weighed, facts, reading, conf):
 
 
 def _dropped(request, trees, facts, rules, cap, searched=False):
-    """({root: index in ``rules`` of the step the tree drops out at},
-    the candidates of the other trees, counted up to ``cap``).
+    """({root: index in ``rules.steps`` of the step the tree drops out
+    at}, the candidates of the other trees, counted up to ``cap``).
     ``searched``: the list already searched ``trees`` and found none."""
-    combining = len(rules) - 1
+    combining = len(rules.steps) - 1
     root_step = len(request.groups)
     dropped = {}
     count = 0
@@ -240,7 +241,8 @@ def _dropped(request, trees, facts, rules, cap, searched=False):
         group = candidate_search.unserved(request, tree)
         if group is not None:
             dropped[tree.root] = group
-        elif tree.root in facts.root_failing:
+        elif rules.root is not None and \
+                not rules.root.keeps(tree.root, facts.root_failing):
             dropped[tree.root] = root_step
         elif searched:
             dropped[tree.root] = combining

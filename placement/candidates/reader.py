@@ -22,11 +22,13 @@ import typing
 import sqlalchemy as sa
 
 from placement import microversions
+from placement.candidates import alike as alike_mod
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import statements
+from placement.candidates import tree_rules
 from placement.data import tables
 from placement.objects import base
 
@@ -124,10 +126,8 @@ class RequestSearch:
         # index of the group that reads for it.
         first = {}
         self.read_by = [
-            first.setdefault((group.suffix == '',
-                              tuple(sorted(group.resources.items())),
-                              group.traits, group.member_of, group.in_tree),
-                             index)
+            first.setdefault((alike_mod.group_key(group),
+                              tuple(group.resources.values())), index)
             for index, group in enumerate(query.groups.values())]
         self.reading = sorted(set(self.read_by))
         # Amounts of two groups add up on a provider only for a class both
@@ -169,12 +169,10 @@ class RequestSearch:
 
     def request(self):
         """The combiner's Request."""
-        index = {suffix: i for i, suffix in enumerate(self.query.groups)}
+        isolate, same_subtree = tree_rules.spanning(self.query)
         return candidate_search.Request(
             groups=[group.spec for group in self.groups],
-            isolate=self.query.group_policy == 'isolate',
-            same_subtree=tuple(tuple(index[suffix] for suffix in suffixes)
-                               for suffixes in self.query.same_subtree),
+            isolate=isolate, same_subtree=same_subtree,
             one_per_tree=self.version < microversions.NESTED_CANDIDATES,
             sharing=self.sharing)
 

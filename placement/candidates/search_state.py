@@ -1,8 +1,9 @@
 """The running constraints of one tree's search (steps 2 and 3 of
 ``candidate_search``): the amounts placed per (provider, class) against
 their limits, isolation, one provider per tree before nested providers,
-``same_subtree``, and the look-ahead matching of the groups still to
-place.  Pure, like the search it serves.
+``same_subtree`` (each calling its rule of ``tree_rules.py``), and the
+look-ahead matching of the groups still to place.  Pure, like the search
+it serves.
 """
 
 
@@ -24,12 +25,12 @@ class SearchState:
         self.parents = tree.parents or {}
         self.sharing_roots = request.sharing.roots
         self.per_root = {} if request.one_per_tree else None
-        # same_subtree sets by the index of their last group
+        # same_subtree sets (tree_rules.SameSubtree) by their last group
         self.subtrees = {}
-        for indexes in request.same_subtree:
-            self.subtrees.setdefault(max(indexes), []).append(indexes)
+        for rule in request.same_subtree:
+            self.subtrees.setdefault(rule.last, []).append(rule)
         # Only limits and isolation tie the groups together.
-        self.tied = bool(self.limits) or self.isolate
+        self.tied = bool(self.limits) or self.isolate is not None
         self.picks = None
         self.matched = {}     # depth -> {dim: (holding, least)}; see ahead
 
@@ -59,14 +60,13 @@ class SearchState:
                 if len(held) > 1:
                     ok = False
         if not self.groups[index].spread:
-            count = self.taken.get(choice, 0) + 1
-            self.taken[choice] = count
-            if self.isolate and count > 1:
+            taken = self.taken.get(choice, 0)
+            self.taken[choice] = taken + 1
+            if self.isolate is not None and not self.isolate.admits(taken):
                 ok = False
         if ok:
-            for indexes in self.subtrees.get(index, ()):
-                found = [choice if i == index else picks[i] for i in indexes]
-                if not _same_subtree(self.parents, found):
+            for rule in self.subtrees.get(index, ()):
+                if not rule.holds(self.parents, picks, index, choice):
                     return False
         return ok
 
@@ -87,7 +87,8 @@ class SearchState:
 
     def _fits(self, index, rp):
         """Whether suffixed group ``index`` can still go on ``rp``."""
-        if self.isolate and self.taken.get(rp):
+        if self.isolate is not None and \
+                not self.isolate.admits(self.taken.get(rp, 0)):
             return False
         for rc, amount in self.groups[index].amounts.items():
             limit = self.limits.get((rp, rc))
@@ -121,7 +122,7 @@ class SearchState:
                 return False
             usable.append((index, found))
         dims = {}
-        if self.isolate:
+        if self.isolate is not None:
             dims[None] = (usable, 1)
         else:
             for rc in {rc for index, _ in usable
@@ -140,11 +141,11 @@ class SearchState:
         return True
 
     def _slots(self, dim, least, rp):
-        """How many more groups ``rp`` may take in matching ``dim``: one
-        with isolation, else as many of ``least`` of class ``dim`` as
+        """How many more groups ``rp`` may take in matching ``dim``: as
+        isolation allows, else as many of ``least`` of class ``dim`` as
         are left."""
         if dim is None:
-            return 1
+            return self.isolate.slots
         limit = self.limits.get((rp, dim))
         if limit is None:
             return float('inf')
@@ -210,19 +211,3 @@ def _matched(usable, slots):
                 return None
     return holding
 
-
-def _same_subtree(parents, providers):
-    """Whether one of ``providers`` is an ancestor of (or is) all the
-    others, in a tree given as {rp: parent}."""
-    for top in providers:
-        if all(_descends(parents, rp, top) for rp in providers):
-            return True
-    return False
-
-
-def _descends(parents, rp, ancestor):
-    while rp is not None:
-        if rp == ancestor:
-            return True
-        rp = parents.get(rp)
-    return False

@@ -6,6 +6,7 @@ import itertools
 import time
 
 from placement.candidates import candidate_search as cs
+from placement.candidates import tree_rules
 
 VF = 7
 
@@ -16,7 +17,8 @@ def wide(vfs, groups, isolate=False):
     spec = [cs.Group(str(g), {VF: 1}) for g in range(1, groups + 1)]
     members = [{rp: 1 for rp in range(2, vfs + 2)}] * groups
     limits = {(rp, VF): 1 for rp in range(2, vfs + 2)}
-    request = cs.Request(spec, isolate=isolate)
+    request = cs.Request(spec,
+                         isolate=tree_rules.Isolate() if isolate else None)
     return request, cs.Tree(1, members, limits, {})
 
 

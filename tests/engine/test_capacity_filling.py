@@ -6,6 +6,7 @@ disk-like.
 from placement.candidates import candidate_search as cs
 from placement.candidates import filling
 from placement.candidates import statements
+from placement.candidates import tree_rules
 
 # The rows a shape's one group reads for GET /capacity: classes 1 and 2,
 # each row carrying their free space (see statements.Layout).
@@ -23,7 +24,8 @@ def read_row(root, rp, fit, free_1, free_2):
 
 
 def request(*groups, sharing=None, isolate=False):
-    return cs.Request(groups=list(groups), isolate=isolate,
+    return cs.Request(groups=list(groups),
+                      isolate=tree_rules.Isolate() if isolate else None,
                       sharing=sharing or cs.Sharing(
                           {}, [{} for _ in groups], {}, {}))
 

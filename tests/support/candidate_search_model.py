@@ -5,6 +5,7 @@ brute-force enumerator of its candidates that works from the model alone."""
 import itertools
 
 from placement.candidates import candidate_search as cs
+from placement.candidates import tree_rules
 
 
 # -- the model ----------------------------------------------------------------
@@ -150,9 +151,10 @@ def reader_values(world, groups, root_required, isolate, same_subtree,
         trees.append(cs.Tree(root, members, limits, masks, parents))
     index = {g['suffix']: i for i, g in enumerate(groups)}
     request = cs.Request(
-        specs, isolate=isolate,
-        same_subtree=tuple(tuple(index[s] for s in suffixes)
-                           for suffixes in same_subtree),
+        specs, isolate=tree_rules.Isolate() if isolate else None,
+        same_subtree=tuple(tree_rules.SameSubtree(
+            suffixes, tuple(index[s] for s in suffixes))
+            for suffixes in same_subtree),
         one_per_tree=one_per_tree, sharing=sharing)
     return request, trees
 
