@@ -10,9 +10,9 @@ units and capacity.  The rules over whole trees follow them
   ANDs the conditions into its statements, the explanation counts them;
 - whether a provider failing it is *filtered* (it may not serve the
   group) or *exhausted* (it has the class, too little of it is left);
-- its words in an explanation (``detail``, ``reason``).
+- its words in an explanation (``detail``, ``reason``, ``nearness``).
 
-Nothing else knows a rule.
+Nothing else knows a rule: callers ask the check, never its kind.
 """
 import dataclasses
 
@@ -21,6 +21,8 @@ from placement.objects import provider_filter
 
 FILTERED = 'filtered'
 EXHAUSTED = 'exhausted'
+# How near a miss is unless a shortfall (the share missing, up to 1).
+NEAR, FAR = 1.0, 2.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,12 +79,26 @@ class Check:
     amount: int = None
     with_root: bool = False
 
-    kind = None
     outcome = FILTERED
     # Whether the unsuffixed group needs it of one provider of the tree
     # (the resources and required traits) rather than of every provider
     # it uses (the filters).
     spreads = False
+    # Whether one statement tests it for several classes at once, the
+    # Site's amount being that of the row's class.
+    merges_classes = False
+
+    @property
+    def figures_class(self):
+        """The class whose figures word a miss of it, or None."""
+        return self.rc
+
+    def free_left(self, found):
+        """The free space a miss leaves, where ``reason`` needs it."""
+
+    def nearness(self, found):
+        """How near a miss of it alone comes to serving (lower: nearer)."""
+        return NEAR
 
     def need(self):
         """The key of what one provider of a spread group must pass this
@@ -103,7 +119,6 @@ class Check:
 
 
 class InTree(Check):
-    kind = 'in_tree'
     missing = 'outside the tree'
 
     def clause(self, ids, site):
@@ -117,7 +132,6 @@ class InTree(Check):
 
 
 class MemberOf(Check):
-    kind = 'member_of'
     missing = 'not in the aggregate(s)'
 
     def clause(self, ids, site):
@@ -133,7 +147,6 @@ class MemberOf(Check):
 
 
 class ForbiddenAggregates(Check):
-    kind = 'forbidden_aggregates'
     missing = 'in a forbidden aggregate'
 
     def clause(self, ids, site):
@@ -150,7 +163,6 @@ class ForbiddenAggregates(Check):
 
 class RequiredTraits(Check):
     """One trait of an any-of set (a plain trait is a set of one)."""
-    kind = 'trait'
     missing = 'lacks the trait(s)'
     spreads = True
 
@@ -168,7 +180,6 @@ class RequiredTraits(Check):
 
 
 class ForbiddenTrait(Check):
-    kind = 'forbidden_trait'
     missing = 'has the forbidden trait'
 
     def clause(self, ids, site):
@@ -181,11 +192,21 @@ class ForbiddenTrait(Check):
 
 
 class HasInventory(Check):
-    kind = 'inventory'
     spreads = True
+    figures_class = None
 
     def clause(self, ids, site):
-        return site.inventory.c.resource_class_id == ids.rc[self.rc]
+        return self.of_classes(site.inventory.c.resource_class_id,
+                               [ids.rc[self.rc]])
+
+    @staticmethod
+    def of_classes(column, rc_ids):
+        """Its condition on the class ``column`` for several classes at
+        once (one statement serving them): one IN list."""
+        return column.in_(sorted(rc_ids))
+
+    def nearness(self, found):
+        return FAR
 
     def detail(self, found=None):
         return '%s: no inventory' % self.rc
@@ -200,8 +221,8 @@ class HasInventory(Check):
 
 class Units(Check):
     """min_unit, max_unit and step_size of one allocation."""
-    kind = 'units'
     spreads = True
+    merges_classes = True
 
     def clause(self, ids, site):
         return provider_filter.units_clause(site.inventory, site.amount)
@@ -226,9 +247,9 @@ class Units(Check):
 
 
 class Capacity(Check):
-    kind = 'capacity'
     outcome = EXHAUSTED
     spreads = True
+    merges_classes = True
 
     def clause(self, ids, site):
         return provider_filter.room_clause(site.inventory, site.used,
@@ -242,6 +263,12 @@ class Capacity(Check):
 
     def _room(self, found):
         return '%d free, %d requested' % (max(found.free, 0), self.amount)
+
+    def free_left(self, found):
+        return int(max(found.free, 0))
+
+    def nearness(self, found):
+        return (self.amount - max(found.free, 0)) / self.amount
 
     def reason(self, count, largest_free=None):
         return '%s capacity for %s (largest free %d, requested %d)' % (
@@ -287,8 +314,8 @@ def filters(stack, spread):
     """The checks every provider serving the group must pass: all of a
     suffixed group's provider checks; the unsuffixed group spreads its
     resources and required traits over the providers it uses."""
-    return [check for check in stack if check.kind not in (
-        'inventory', 'units', 'capacity') and not (spread and check.spreads)]
+    return [check for check in stack if not isinstance(
+        check, RESOURCE_CHECKS) and not (spread and check.spreads)]
 
 
 def needs(stack):

@@ -150,7 +150,7 @@ def census(conn, reading, query):
             failed = failing.get(key)
             if failed is None:
                 failed = failing[key] = [
-                    (index, check.rc if check.kind != 'inventory' else None)
+                    (index, check.figures_class)
                     for index, check in enumerate(stack)
                     if not mask >> index & 1]
             if not found:
@@ -300,10 +300,9 @@ def _body(query, reading, facts, stacks, rules, dropped, count):
                        'steps': steps})
         largest = {}
         for rp, index in first.items():
-            found = failures[rp][index]
-            if stack[index].kind == 'capacity':
-                largest[index] = max(largest.get(index, 0),
-                                     int(max(found.free, 0)))
+            left = stack[index].free_left(failures[rp][index])
+            if left is not None:
+                largest[index] = max(largest.get(index, 0), left)
         prefix = '' if len(stacks) == 1 else "in group '%s', " % suffix
         for index, step in enumerate(steps):
             if step['removed']:

@@ -12,10 +12,6 @@ import typing
 from placement.candidates import checks as checks_mod
 
 NEAREST = 5
-# How near a miss is when it is not a capacity shortfall (those rank by
-# the share missing, up to 1): a filter or the units of an allocation,
-# then a class the provider has no inventory of at all.
-NEAR, FAR = 1.0, 2.0
 
 
 class Miss(typing.NamedTuple):
@@ -39,7 +35,7 @@ def nearest(facts, stacks, of_trees):
         if suffix == '':
             found = (miss for _, miss in of_trees)
         else:
-            found = (Miss(rp, _rank(stack[index], detail), index, detail)
+            found = (Miss(rp, stack[index].nearness(detail), index, detail)
                      for rp, failed in failures.items()
                      if len(failed) == 1
                      for index, detail in failed.items())
@@ -52,12 +48,6 @@ def nearest(facts, stacks, of_trees):
              'detail': stacks[suffix][index].detail(detail)}
             for _, name, suffix, index, detail, rp in heapq.nsmallest(
                 NEAREST, misses.values(), key=lambda miss: miss[:4])]
-
-
-def _rank(check, found):
-    if check.kind == 'capacity':
-        return (check.amount - max(found.free, 0)) / check.amount
-    return FAR if check.kind == 'inventory' else NEAR
 
 
 def pools(facts, served):
@@ -91,8 +81,8 @@ def tree_misses(facts, stack, failures, pools):
                 failed = failures.get(rp, {})
                 if len(failed) == 1 and facts.providers[rp].root == root:
                     (index, detail), = failed.items()
-                    yield root, Miss(rp, _rank(stack[index], detail), index,
-                                     detail)
+                    yield root, Miss(rp, stack[index].nearness(detail),
+                                     index, detail)
             continue
         unmet = []
         for need in needs:
@@ -103,7 +93,7 @@ def tree_misses(facts, stack, failures, pools):
         if len(unmet) != 1:
             continue
         need, missed = unmet[0]
-        singles = [Miss(rp, _rank(stack[index], failed[index]), index,
+        singles = [Miss(rp, stack[index].nearness(failed[index]), index,
                         failed[index])
                    for index_list, (rp, failed) in zip(missed, eligible)
                    if len(index_list) == 1 for index in index_list]
@@ -121,8 +111,8 @@ def group_misses(facts, stack, failures, pools, roots):
             failed = failures.get(rp, {})
             if len(failed) == 1:
                 (index, detail), = failed.items()
-                singles.append(Miss(rp, _rank(stack[index], detail), index,
-                                    detail))
+                singles.append(Miss(rp, stack[index].nearness(detail),
+                                    index, detail))
         if singles:
             yield root, _placed(facts, root, singles)
 

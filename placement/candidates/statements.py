@@ -242,9 +242,9 @@ def _resource_conditions(ids, stack, amounts, dialect, used):
 
 
 def _has_inventory(amounts, dialect):
-    """HasInventory of every class of ``amounts``, as one IN list."""
-    return walk_in_root_order(INV.c.resource_class_id,
-                              dialect).in_(sorted(amounts))
+    """HasInventory's own condition for every class of ``amounts``."""
+    return checks_mod.HasInventory.of_classes(
+        walk_in_root_order(INV.c.resource_class_id, dialect), amounts)
 
 
 def _amount_conditions(ids, stack, amounts, used):
@@ -255,11 +255,11 @@ def _amount_conditions(ids, stack, amounts, used):
         amount = sa.case(amounts, value=INV.c.resource_class_id)
     site = checks_mod.Site(RP.c.id, RP.c.root_provider_id, inventory=INV,
                            used=used, amount=amount)
-    per_kind = {}
+    merged = {}
     for check in stack:
-        if check.kind in ('units', 'capacity'):
-            per_kind.setdefault(check.kind, check)
-    return [check.clause(ids, site) for check in per_kind.values()]
+        if check.merges_classes:
+            merged.setdefault(type(check), check)
+    return [check.clause(ids, site) for check in merged.values()]
 
 
 def _class_mask(classes, passing=None):

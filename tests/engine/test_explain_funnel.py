@@ -14,6 +14,7 @@ from support.explain_support import combined, explain, steps
 from support.helpers import SHARING, get_candidates
 from support.random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
+from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
 from placement.candidates import pipeline
 from placement.candidates import query
@@ -263,7 +264,8 @@ NO_AGGREGATE = '00000000-0000-4000-8000-000000000000'
 def oracle_fails(world, info, check, suffix):
     """Whether the provider ``info`` fails ``check``, from World's mirror
     of the rows alone."""
-    if check.kind in ('member_of', 'forbidden_aggregates'):
+    if isinstance(check, (checks_mod.MemberOf,
+                          checks_mod.ForbiddenAggregates)):
         uuids = {world.aggs[name][1] for name in info['aggs']}
         if suffix == '':
             # The unsuffixed group also takes the root's aggregates.
@@ -271,16 +273,16 @@ def oracle_fails(world, info, check, suffix):
                      if p['id'] == info['root']]
             uuids |= {world.aggs[name][1] for name in root['aggs']}
         member = bool(uuids & check.names)
-        return not member if check.kind == 'member_of' else member
-    if check.kind == 'trait':
+        return not member if isinstance(check, checks_mod.MemberOf) else member
+    if isinstance(check, checks_mod.RequiredTraits):
         return not info['traits'] & check.names
-    if check.kind == 'forbidden_trait':
+    if isinstance(check, checks_mod.ForbiddenTrait):
         return bool(info['traits'] & check.names)
     inv = info['inventory'].get(check.rc)
-    if check.kind == 'inventory' or inv is None:
+    if isinstance(check, checks_mod.HasInventory) or inv is None:
         # Without inventory every resource check of the class fails.
         return inv is None
-    if check.kind == 'units':
+    if isinstance(check, checks_mod.Units):
         return not (inv['min_unit'] <= check.amount <= inv['max_unit']
                     and check.amount % inv['step_size'] == 0)
     capacity = (inv['total'] - inv['reserved']) * inv['allocation_ratio']

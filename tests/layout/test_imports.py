@@ -220,3 +220,20 @@ def test_only_the_statements_read_rows_by_column():
                     and node.value.id in ('row', 'rows')):
                 found.append('%s:%d' % (name, node.lineno))
     assert not found
+
+
+def test_callers_ask_the_check_never_its_kind():
+    """A rule's behaviour sits with its check (checks.py): the engine
+    asks the check (its clause, its nearness, ...), never compares a
+    ``kind`` attribute, so a new rule is one check and no caller grows a
+    branch."""
+    found = []
+    for name in ENGINE:
+        if name == 'placement.candidates.checks':
+            continue
+        for node in ast.walk(ast.parse(MODULES[name].read_text())):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(side, ast.Attribute) and side.attr == 'kind'
+                    for side in (node.left, *node.comparators)):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found
