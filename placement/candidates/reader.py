@@ -88,29 +88,37 @@ class GroupSearch:
     spec: candidate_search.Group
     stmt: object = None
     layout: object = None
-    # The rows of ``stmt`` for every tree, when read already (see
-    # alike.read).
-    rows: list = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """How a use reads (each use declares its plan in stacks.py).
+
+    ``paged``: with a limit, MySQL's and PostgreSQL's rows are read in
+    pages of root ids (see ``_paged``); ``stops_early``: with a limit the
+    reading may end before the last tree (the statements then probe
+    aggregate membership per provider); ``root_filtered``:
+    ``root_required`` is part of the SQL (explain counts the trees
+    failing it itself); ``rooms``: every row carries each class's free
+    space and units, and nothing only a rendered answer needs (see
+    ``statements.Layout``), for the capacity count, which places
+    instance after instance on copies of the rows.
+    """
+    paged: bool
+    stops_early: bool
+    root_filtered: bool
+    rooms: bool
 
 
 class RequestSearch:
     """The reading of one request: names, the groups' statements, the
-    sharing providers, paging and the trees.
-
-    ``explain``: read every tree, unpaged, with no ``root_required``
-    filter (the explanation counts the trees failing it itself);
-    ``whole``: read every tree unpaged (the weigh stage orders them all
-    before the first candidate is given).  ``rooms``: every row carries
-    each class's free space and max_unit, and nothing only a rendered
-    answer needs (see ``statements.Layout``), for GET /capacity, which
-    places instance after instance on copies of the rows; the
-    combiner's limits stay those of the list (``summed``: two groups
-    request one class).  ``served``: ``_served()`` already read in the
-    same transaction (POST /capacity reads it once for all its shapes).
+    sharing providers, paging and the trees, as ``plan`` says.
+    ``served``: the sharing providers' reach (``served``), read once per
+    transaction by the caller.  The combiner's limits stay those of the
+    list whatever the plan (``summed``: two groups request one class).
     """
 
-    def __init__(self, conn, query, version, names, explain=False,
-                 whole=False, rooms=False, served=None):
+    def __init__(self, conn, query, version, names, served, plan):
         self.conn = conn
         self.query = query
         self.version = version
@@ -134,7 +142,7 @@ class RequestSearch:
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
         self.summed = len(requested) != len(set(requested))
-        with_capacity = rooms or self.summed
+        with_capacity = plan.rooms or self.summed
         # The classes a provider summary lists: all, or before 1.27 the
         # requested ones.
         self.summary_classes = None
@@ -145,26 +153,25 @@ class RequestSearch:
         self.seen = []
         self._alike = {}
         # {rp: root} of the rows read, for the weigh stage and explain.
-        self.roots = {} if explain or whole else None
-        # Weighed answers read some trees by root (ranking.py).
-        self.limited = query.limit is not None and not explain
-        self.sums_usage = statements.usage_summed_once(rooms, dialect)
+        self.roots = {}
+        self.limited = query.limit is not None and plan.stops_early
+        self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
-                                             with_capacity, rendered=not rooms)
-            group.stmt = self._statement(group, every_row=rooms)
+                                             with_capacity,
+                                             rendered=not plan.rooms)
+            group.stmt = self._statement(group, every_row=plan.rooms)
         # Root ids of the first page of a paged read (see _paged), or
         # None to read each statement at once.
         self.page = None
-        if (query.limit is not None and not explain and not whole
-                and dialect != 'sqlite'):
+        if query.limit is not None and plan.paged and dialect != 'sqlite':
             self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
         root = checks_mod.root_required(query)
-        if root is not None and not explain:
+        if root is not None and plan.root_filtered:
             self.root_filter = root.clause(names, checks_mod.Site(
                 RP.c.id, RP.c.root_provider_id))
-        self.served = self._served() if served is None else served
+        self.served = served
         self.sharing = self._sharing()
 
     def request(self):
@@ -193,16 +200,6 @@ class RequestSearch:
             request.suffix, amounts, spread, trait_sets))
 
     # -- sharing providers --------------------------------------------------
-
-    def _served(self):
-        """{sharing provider: {roots of the trees it serves}}: every tree
-        with a provider in one of its aggregates."""
-        served = {}
-        statement = _SERVED.where(
-            RPT.c.trait_id == self.names.trait[names_mod.SHARING_TRAIT])
-        for rp, root in lookup.fetch(self.conn, statement):
-            served.setdefault(rp, set()).add(root)
-        return served
 
     def _sharing(self):
         """The combiner's Sharing: per group, the sharing providers able
@@ -255,22 +252,23 @@ class RequestSearch:
             root, rp, traits, fit, uuid = head(row)
             part = summary_part(row)
             seen[rp] = alike.setdefault(part, part)
-            if roots is not None:
-                roots[rp] = root
+            roots[rp] = root
             uuids[rp] = uuid
             limits = NO_LIMITS if limits_of is None else limits_of(row, fit)
             yield ProviderRow(root, rp, int(traits or 0), fit, limits)
 
     # -- trees --------------------------------------------------------------
 
-    def trees(self, roots=None, apart=()):
+    def trees(self, roots=None, apart=(), rows=None):
         """candidate_search.Tree values in root order: every tree with
         providers for some group, or served by sharing providers; only
-        those of ``roots`` (sorted) if given, none of ``apart`` (alike)."""
-        streams = [_by_root(self._rows(self._group_rows(self.groups[index],
-                                                        roots),
-                                       self.groups[index]), index)
-                   for index in self.reading]
+        those of ``roots`` (sorted) if given, none of ``apart``.
+        ``rows``: those of a one-group request's statement, read already
+        with other shapes' (alike.read)."""
+        streams = [_by_root(self._rows(
+            self._group_rows(self.groups[index], roots) if rows is None
+            else rows, self.groups[index]), index)
+            for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}.difference(apart)
         if roots is not None:
@@ -305,8 +303,6 @@ class RequestSearch:
             yield _tree(root, own, parents, read_by)
 
     def _group_rows(self, group, roots=None):
-        if group.rows is not None:
-            return group.rows
         stmt = group.stmt
         if roots is not None and self.sums_usage:
             # Some trees only: their usage is looked up, not summed for
@@ -358,6 +354,17 @@ class RequestSearch:
     def close(self):
         for result in self.results:
             result.close()
+
+
+def served(conn, names):
+    """{sharing provider: {roots of the trees it serves}}: every tree
+    with a provider in one of its aggregates."""
+    found = {}
+    statement = _SERVED.where(
+        RPT.c.trait_id == names.trait[names_mod.SHARING_TRAIT])
+    for rp, root in lookup.fetch(conn, statement):
+        found.setdefault(rp, set()).add(root)
+    return found
 
 
 def _by_root(rows, index):
