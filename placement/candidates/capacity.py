@@ -127,14 +127,7 @@ def _fill(reading, limit, rows, apart, roots=None):
         roots=roots, rows=rows,
         apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
-    free = {}
-    for layout, parts in reading.seen:
-        if not layout.limits:
-            continue
-        rooms = layout.rooms
-        for rp, part in parts.items():
-            for rc, room in rooms(part):
-                free[rp, rc] = room
+    free = reading.rooms()
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, free, apart), limit,

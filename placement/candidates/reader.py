@@ -4,25 +4,23 @@ per group.
 Each group becomes one statement (``statements.group_statement``, from
 the group's checks); groups asking the same of the same providers share
 one.  Its rows (a provider per row, with a bit mask of the classes it
-can serve) come in root order.  Sharing providers (trait
-MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the trees
-they serve.  The groups' row streams are merged by root into one
-``candidate_search.Tree`` per tree.  Everything is a generator, so a
-limit stops reading rows early.  SQLite hands rows over as it finds
+can serve) come in root order, to the assemble step (``assemble.py``).
+Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
+with the roots of the trees they serve.  Everything is a generator, so
+a limit stops reading rows early.  SQLite hands rows over as it finds
 them; PyMySQL and psycopg2 buffer whole results, so with a limit MySQL's
 and PostgreSQL's rows are read in pages: ranges of root ids of growing
 size (see ``_paged``).
 """
 import dataclasses
-import heapq
 import itertools
-import operator
 import typing
 
 import sqlalchemy as sa
 
 from placement import microversions
 from placement.candidates import alike as alike_mod
+from placement.candidates import assemble
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
@@ -31,6 +29,7 @@ from placement.candidates import statements
 from placement.candidates import tree_rules
 from placement.data import tables
 from placement.objects import base
+from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
@@ -152,6 +151,9 @@ class RequestSearch:
         # row}): what the summaries reuse.  Alike parts are kept once.
         self.seen = []
         self._alike = {}
+        # free_space(): {rp: {rc: free}} of the first ``_folded`` of seen.
+        self._free = {}
+        self._folded = 0
         # {rp: root} of the rows read, for the weigh stage and explain.
         self.roots = {}
         self.limited = query.limit is not None and plan.stops_early
@@ -226,7 +228,7 @@ class RequestSearch:
             for row in self._rows(lookup.fetch(self.conn, stmt), group):
                 sharing.roots[row.rp] = row.root
                 self.sharing_fits[index][row.rp] = row.fit
-                _note(row, sharing.limits, sharing.masks)
+                assemble.note(row, sharing.limits, sharing.masks)
                 for anchor in self.served[row.rp]:
                     # In its own tree it is an ordinary member.
                     if anchor != row.root:
@@ -257,6 +259,52 @@ class RequestSearch:
             limits = NO_LIMITS if limits_of is None else limits_of(row, fit)
             yield ProviderRow(root, rp, int(traits or 0), fit, limits)
 
+    # -- figures of the rows read ---------------------------------------------
+
+    def free_space(self):
+        """{rp: {rc: free space}} of every provider read so far, from the
+        rows' summary parts (the weigh stage's figures)."""
+        free = self._free
+        for layout, parts in self.seen[self._folded:]:
+            for rp, part in parts.items():
+                found = {}
+                layout.figures(part, found)
+                mine = free.setdefault(rp, {})
+                for rc, (capacity, used) in found.items():
+                    mine[rc] = figures.free_of(capacity, used)
+        self._folded = len(self.seen)
+        return free
+
+    def rooms(self):
+        """{(rp, rc): its free space and units} of the rows read by a plan
+        with ``rooms``, as filling.fill takes them."""
+        found = {}
+        for layout, parts in self.seen:
+            if not layout.limits:
+                continue
+            rooms = layout.rooms
+            for rp, part in parts.items():
+                for rc, room in rooms(part):
+                    found[rp, rc] = room
+        return found
+
+    def ranking_rows(self, lowest):
+        """Per group that reads and has amounts, (its combiner Group, the
+        sharing providers serving it by root, {root: its ranking row}),
+        from the group's ranking statement (statements.ranking_statement;
+        ``lowest``: with the smallest free spaces too)."""
+        for index in self.reading:
+            group = self.groups[index]
+            if not group.spec.amounts:
+                continue
+            stmt = statements.ranking_statement(
+                self.names, group.stack, group.spec.spread,
+                group.spec.amounts, self.conn.dialect.name, lowest)
+            if self.root_filter is not None:
+                stmt = stmt.where(self.root_filter)
+            yield (group.spec, self.sharing.serving[index],
+                   statements.ranking_bounds(lookup.fetch(self.conn, stmt)))
+
     # -- trees --------------------------------------------------------------
 
     def trees(self, roots=None, apart=(), rows=None):
@@ -265,7 +313,7 @@ class RequestSearch:
         those of ``roots`` (sorted) if given, none of ``apart``.
         ``rows``: those of a one-group request's statement, read already
         with other shapes' (alike.read)."""
-        streams = [_by_root(self._rows(
+        streams = [assemble.by_root(self._rows(
             self._group_rows(self.groups[index], roots) if rows is None
             else rows, self.groups[index]), index)
             for index in self.reading]
@@ -279,28 +327,14 @@ class RequestSearch:
                     RP.c.id == RP.c.root_provider_id, self.root_filter),
                 anchored, RP.c.id)}
         if anchored:
-            streams.append((root, -1, None) for root in sorted(anchored))
+            streams.append((root, assemble.ANCHORED, None)
+                           for root in sorted(anchored))
         if self.query.same_subtree:
-            streams.append(_parents_by_root(self._read(
+            streams.append(assemble.parents_by_root(self._read(
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id), roots)))
-        read_by = self.read_by
-        if len(streams) == 1 and len(read_by) == 1:
-            for root, _, rows in streams[0]:
-                yield _tree(root, [rows], None, read_by)
-            return
-        merged = heapq.merge(*streams, key=operator.itemgetter(0))
-        for root, items in itertools.groupby(merged,
-                                             key=operator.itemgetter(0)):
-            own = [()] * len(read_by)
-            parents = None
-            for _, index, data in items:
-                if index >= 0:
-                    own[index] = data
-                elif index == -2:
-                    parents = data
-            yield _tree(root, own, parents, read_by)
+        return assemble.trees(streams, self.read_by)
 
     def _group_rows(self, group, roots=None):
         stmt = group.stmt
@@ -365,41 +399,3 @@ def served(conn, names):
     for rp, root in lookup.fetch(conn, statement):
         found.setdefault(rp, set()).add(root)
     return found
-
-
-def _by_root(rows, index):
-    """(root, index, [ProviderRow, ...]): the rows of one tree at a time."""
-    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-        yield root, index, list(group)
-
-
-def _parents_by_root(rows):
-    """(root, -2, {rp: parent}) per tree from (root, rp, parent) rows."""
-    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-        yield root, -2, {rp: parent for _, rp, parent in group}
-
-
-def _tree(root, own, parents, read_by):
-    """A candidate_search.Tree from the ProviderRow lists of the groups
-    that read (``own``, by group index; see RequestSearch.read_by)."""
-    limits = {}
-    masks = {}
-    members = []
-    for index, reader in enumerate(read_by):
-        if reader != index:
-            # Alike groups share one dict (never changed).
-            members.append(members[reader])
-            continue
-        for row in own[index]:
-            if row.limits or row.traits:
-                _note(row, limits, masks)
-        members.append({row.rp: row.fit for row in own[index]})
-    return candidate_search.Tree(root, members, limits, masks, parents)
-
-
-def _note(row, limits, masks):
-    """Copy a row's limits and trait mask into the dicts of the combiner."""
-    for rc, limit in row.limits.items():
-        limits[(row.rp, rc)] = limit
-    if row.traits:
-        masks[row.rp] = row.traits

@@ -29,6 +29,7 @@ The uses:
 import functools
 import itertools
 
+from placement.candidates import candidate_search
 from placement.candidates import capacity as capacity_mod
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
@@ -76,7 +77,7 @@ def list_candidates(conn, query, version, conf):
     maps_only = not all(group.amounts for group in request.groups)
     kept = None
     if weighed and ranking.applies(query, reading, conf):
-        chosen = ranking.ranked(reading, request, conf, query.limit)
+        chosen = _in_bands(reading, request, conf, query.limit)
     else:
         kept = pipeline.Kept(reading.trees())
         chosen = pipeline.rank(
@@ -95,6 +96,16 @@ def list_candidates(conn, query, version, conf):
         # (band by band it may not have: explain reads them itself).
         answer.unanswered = pipeline.Unanswered(reading, request, kept.trees)
     return answer
+
+
+def _in_bands(reading, request, conf, limit):
+    """The weighed list with a limit: the trees read and combined band by
+    band, as far as the weights need (ranking.Bands)."""
+    bands = ranking.Bands(reading, request, conf, limit)
+    for roots in bands.wanted():
+        bands.took(candidate_search.candidates(request, reading.trees(roots)),
+                   reading)
+    return bands.chosen()
 
 
 def explain(conn, query, version, conf, unanswered=None):

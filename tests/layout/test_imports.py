@@ -237,3 +237,51 @@ def test_callers_ask_the_check_never_its_kind():
                     for side in (node.left, *node.comparators)):
                 found.append('%s:%d' % (name, node.lineno))
     assert not found
+
+
+# A namedtuple's own API, public despite its underscore.
+NAMEDTUPLE_API = {'_replace', '_asdict', '_fields', '_make'}
+
+
+def test_no_module_reads_another_modules_private_names():
+    """A leading underscore is a module's or an object's own: no module
+    imports ``_name`` from another, reads ``module._name``, or reaches
+    into an object other than ``self``/``cls``/``super()``."""
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                private = [alias.name for alias in node.names
+                           if alias.name.startswith('_')
+                           and not alias.name.startswith('__')]
+                if private:
+                    found.append('%s:%d %s' % (name, node.lineno, private))
+            elif (isinstance(node, ast.Attribute)
+                    and node.attr.startswith('_')
+                    and not node.attr.startswith('__')
+                    and node.attr not in NAMEDTUPLE_API
+                    and not (isinstance(node.value, ast.Name)
+                             and node.value.id in ('self', 'cls'))
+                    and not (isinstance(node.value, ast.Call)
+                             and isinstance(node.value.func, ast.Name)
+                             and node.value.func.id == 'super')):
+                found.append('%s:%d %s' % (name, node.lineno,
+                                           ast.unparse(node)))
+    assert not found
+
+
+def test_each_use_of_the_engine_is_declared_in_the_stacks():
+    """The uses (list, explain, capacity, ...) are declared in
+    candidates/stacks.py only: no other module builds a read plan or a
+    reader of its own, so a use is never a flag on a shared object."""
+    found = []
+    for name, path in MODULES.items():
+        if name in ('placement.candidates.stacks',
+                    'placement.candidates.reader'):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ('Plan', 'RequestSearch')):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found
