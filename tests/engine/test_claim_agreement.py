@@ -7,7 +7,9 @@ near capacity."""
 from support.helpers import error, get_candidates, new_uuid, put
 
 # name: (inventory fields, used).  The ratios are exact in single
-# precision, as MySQL and PostgreSQL store them.
+# precision: MySQL lists by the stored single-precision ratio, a claim
+# goes by the ratio its driver reads (10 x 0.7 is 6.99999988 there and
+# 7.0 here), as upstream does.
 CASES = {
     'plain': ({'total': 10}, 0),
     'reserved-ratio-1.5': ({'total': 10, 'reserved': 2,
