@@ -66,6 +66,14 @@ class ConsumerWrite:
     consumer_type: typing.Optional[str] = None
 
 
+class NewAllocation(typing.NamedTuple):
+    """One allocation row about to be written."""
+    rp_id: int
+    rc_id: int
+    amount: int
+    consumer: str
+
+
 def providers_named(writes):
     return {uuid for write in writes for uuid in write.allocations}
 
@@ -101,7 +109,8 @@ def apply(conn, writes, provider_ids, bulk=False):
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
-    rows = [(provider_ids[uuid], class_ids[name], amount, consumer_write.uuid)
+    rows = [NewAllocation(provider_ids[uuid], class_ids[name], amount,
+                          consumer_write.uuid)
             for consumer_write in writes
             for uuid, resources in consumer_write.allocations.items()
             for name, amount in resources.items()]
@@ -110,14 +119,14 @@ def apply(conn, writes, provider_ids, bulk=False):
     if rows:
         now = base.now()
         conn.execute(ALLOC.insert(), [
-            {'resource_provider_id': rp_id, 'resource_class_id': rc_id,
-             'used': amount, 'consumer_id': consumer_uuid,
-             'created_at': now}
-            for rp_id, rc_id, amount, consumer_uuid in rows])
+            {'resource_provider_id': row.rp_id,
+             'resource_class_id': row.rc_id, 'used': row.amount,
+             'consumer_id': row.consumer, 'created_at': now}
+            for row in rows])
     # Exactly the providers _check_capacity read: on Galera this write to
     # each of their rows is what makes racing claims conflict at commit
     # (objects/base.py), so it must cover every provider checked.
-    for rp_id in sorted({row[0] for row in rows} | released):
+    for rp_id in sorted({row.rp_id for row in rows} | released):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
 
@@ -213,40 +222,41 @@ def _where(class_name, provider_uuid):
 def _check_capacity(conn, rows, provider_uuids, class_names):
     """409 unless every new allocation fits its provider's inventory.
 
-    ``rows`` are the new (provider id, class id, amount, consumer) rows;
-    the consumers' previous allocations are already deleted, so the usage
-    read here is everybody else's.  Each amount must respect min_unit,
-    max_unit and step_size; all amounts together must fit in
-    (total - reserved) * allocation_ratio minus that usage.
+    ``rows`` are the NewAllocation rows; the consumers' previous
+    allocations are already deleted, so the usage read here is everybody
+    else's.  Each amount must pass the units rule, then all amounts of a
+    (provider, class) together the room rule (figures.fits_units_of,
+    fits_room_of: the rules the read path's SQL applies).
     """
     if not rows:
         return
     inventories = {}
-    for chunk in base.chunks(sorted({row[0] for row in rows})):
+    for chunk in base.chunks(sorted({row.rp_id for row in rows})):
         inventories.update(
-            ((r.resource_provider_id, r.resource_class_id), r)
-            for r in conn.execute(
+            ((inv.resource_provider_id, inv.resource_class_id), inv)
+            for inv in conn.execute(
                 sa.select(INV, figures.used(INV).label('used'))
                 .where(INV.c.resource_provider_id.in_(chunk))))
     wanted = collections.Counter()
-    for rp_id, rc_id, amount, _consumer in rows:
-        inv = inventories.get((rp_id, rc_id))
+    for row in rows:
+        key = (row.rp_id, row.rc_id)
+        inv = inventories.get(key)
         if inv is None:
             raise _cannot_allocate('Inventory for %s invalid.' % _where(
-                class_names[rc_id], provider_uuids[rp_id]))
-        if (amount < inv.min_unit or amount > inv.max_unit
-                or amount % inv.step_size):
+                class_names[row.rc_id], provider_uuids[row.rp_id]))
+        if not figures.fits_units_of(inv.min_unit, inv.max_unit,
+                                     inv.step_size, row.amount):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
                 'would violate inventory constraints.' % _where(
-                    class_names[rc_id], provider_uuids[rp_id]))
-        wanted[rp_id, rc_id] += amount
+                    class_names[row.rc_id], provider_uuids[row.rp_id]))
+        wanted[key] += row.amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
-        capacity = int(figures.capacity_of(inv.total, inv.reserved,
-                                           inv.allocation_ratio))
-        used = int(inv.used or 0)
-        if used + amount > capacity:
+        free_space = figures.free_of(
+            figures.capacity_of(inv.total, inv.reserved,
+                                inv.allocation_ratio), inv.used)
+        if not figures.fits_room_of(free_space, amount):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
                 'would exceed the capacity.' % _where(

@@ -285,3 +285,32 @@ def test_each_use_of_the_engine_is_declared_in_the_stacks():
                     and node.func.attr in ('Plan', 'RequestSearch')):
                 found.append('%s:%d' % (name, node.lineno))
     assert not found
+
+
+_UNIT_FIELDS = {'min_unit', 'max_unit', 'step_size'}
+
+
+def _names_a_unit_field(node):
+    return (isinstance(node, ast.Attribute) and node.attr in _UNIT_FIELDS
+            or isinstance(node, ast.Name) and node.id in _UNIT_FIELDS)
+
+
+def test_the_units_rule_is_written_once():
+    """min_unit, max_unit and step_size are compared (or divided by) in
+    objects/figures.py only, where the units rule has its SQL and Python
+    forms side by side: the read path and the write path cannot drift
+    apart."""
+    found = []
+    for name, path in MODULES.items():
+        if name == 'placement.objects.figures':
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                sides = (node.left, *node.comparators)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                sides = (node.left, node.right)
+            else:
+                continue
+            if any(map(_names_a_unit_field, sides)):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found
