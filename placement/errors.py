@@ -27,6 +27,8 @@ RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
 ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
+# POST /claims (an addition of this service): the group cannot be placed.
+CLAIM_NO_FIT = 'placement.claims.no_fit'
 
 # What a 409 was about, as the metrics count write conflicts.
 PROVIDER_GENERATION = 'provider_generation'
@@ -171,6 +173,12 @@ class Conflict(PlacementError):
     def __init__(self, detail, code=None, kind=OTHER_CONFLICT):
         super().__init__(detail, code)
         self.kind = kind
+
+    @property
+    def lacks_room(self):
+        """Whether a capacity check refused the write (POST /claims then
+        chooses again)."""
+        return self.kind == CAPACITY
 
 
 class UnsupportedMediaType(PlacementError):

@@ -1,0 +1,130 @@
+"""POST /claims in one write transaction: list the shape's candidates
+(claims.py), choose one per consumer (claim_choice.py), write them all
+through the allocation write path (objects/allocation.py: its provider
+locks in id order, consumer generations and capacity check), or nothing.
+
+The candidates are read before the providers are locked, so a writer
+committing in between may take the room a choice counted on: the write
+path's capacity check then refuses it, the write is rolled back to a
+savepoint and the choice made again from what is now committed (at READ
+COMMITTED every statement sees the latest commits), until ``TIME_BOUND``
+has passed.  On SQLite the transaction holds the database's one write
+lock from its start, so the read is current and no choice is refused.
+A group that does not fit is the no-fit 409, worded as the explanation
+of the shape (explain.py) sums it up.
+"""
+import dataclasses
+import time
+
+from placement import errors
+from placement import microversions
+from placement.candidates import claim_choice
+from placement.candidates import claims
+from placement.candidates import explain
+from placement.objects import allocation as alloc_obj
+from placement.objects import consumer as consumer_obj
+
+# Seconds a claim keeps choosing again after concurrent writers took the
+# room of its choice.
+TIME_BOUND = 10.0
+
+
+@dataclasses.dataclass
+class Claim:
+    """What POST /claims asks: the parsed ``shape`` (a CandidateQuery),
+    the consumers as ConsumerWrite values (their allocations are chosen
+    here), the ``roots`` rule, the ``order`` and how many ``alternates``
+    to return per consumer."""
+    shape: object
+    consumers: list
+    roots: str
+    order: str
+    alternates: int
+
+
+def claim(conn, request, version, conf):
+    """The body of POST /claims' 200 for ``request`` (a Claim), at
+    microversion ``version``; ``conf`` is the [placement] group."""
+    deadline = time.monotonic() + TIME_BOUND
+    while True:
+        listing = claims.best_first(conn, request.shape, version, conf,
+                                    request.order)
+        chosen = claim_choice.choose(
+            listing.options, listing.free, len(request.consumers),
+            request.roots, request.order)
+        if chosen is None:
+            summary = explain.explain(conn, request.shape, version,
+                                      conf)['summary']
+            raise errors.Conflict(summary, code=errors.CLAIM_NO_FIT,
+                                  kind=errors.CAPACITY)
+        writes = [dataclasses.replace(
+            consumer, allocations=_named(listing, listing.options[index]))
+            for consumer, index in zip(request.consumers, chosen)]
+        try:
+            with conn.begin_nested():
+                alloc_obj.write(conn, writes)
+        except errors.Conflict as error:
+            if not error.lacks_room:
+                raise
+            if time.monotonic() > deadline:
+                raise errors.Conflict(
+                    'Concurrent claims kept taking the room chosen; try '
+                    'again.', code=errors.CONCURRENT_UPDATE,
+                    kind=errors.CONCURRENT) from None
+            continue
+        return _answer(conn, request, version, listing, chosen)
+
+
+def _named(listing, option):
+    """{provider uuid: {class name: amount}} of an Option."""
+    uuids, names = listing.uuids, listing.rc_names
+    return {uuids[rp]: {names[rc]: amount for rc, amount in amounts.items()}
+            for rp, amounts in option.allocations.items()}
+
+
+def _answer(conn, request, version, listing, chosen):
+    consumers = [consumer.uuid for consumer in request.consumers]
+    generations = consumer_obj.generations(conn, consumers)
+    allocations = {}
+    for uuid, index in zip(consumers, chosen):
+        option = listing.options[index]
+        allocations[uuid] = {
+            'allocations': _resources(_named(listing, option)),
+            'consumer_generation': generations[uuid],
+            'root': listing.uuids[option.root]}
+    alternates = _alternates(listing, chosen, request, version)
+    return {'allocations': allocations,
+            'alternates': {uuid: alternates for uuid in consumers}}
+
+
+def _resources(named):
+    return {uuid: {'resources': amounts} for uuid, amounts in named.items()}
+
+
+def _alternates(listing, chosen, request, version):
+    """The next best candidates none of the consumers got that still fit
+    beside the claims (with ``same``, in the group's tree; with
+    ``distinct``, in none of its trees), as GET /allocation_candidates
+    renders an allocation request."""
+    if not request.alternates:
+        return []
+    options = listing.options
+    taken = {options[index].root for index in chosen}
+    room = claim_choice.room_after(options, listing.free, chosen)
+    chosen = set(chosen)
+    found = []
+    for index, option in enumerate(options):
+        if len(found) == request.alternates:
+            break
+        if index in chosen or not room.fits(option) \
+                or not claim_choice.root_allowed(request.roots, option.root,
+                                                 taken):
+            continue
+        entry = {'allocations': _resources(_named(listing, option))}
+        if version >= microversions.MAPPINGS:
+            uuids = listing.uuids
+            entry['mappings'] = {suffix: [uuids[rp] for rp in providers]
+                                 for suffix, providers
+                                 in option.mappings.items()}
+        found.append(entry)
+    return found
