@@ -10,6 +10,9 @@ savepoint and the choice made again from what is now committed (at READ
 COMMITTED every statement sees the latest commits), until ``TIME_BOUND``
 has passed.  On SQLite the transaction holds the database's one write
 lock from its start, so the read is current and no choice is refused.
+On MariaDB a rolled back savepoint keeps its row locks, so the next
+choice may lock out of id order and deadlock: the database's deadlock
+ends the whole transaction, which data/db.py runs again.
 A group that does not fit is the no-fit 409, worded as the explanation
 of the shape (explain.py) sums it up.
 """
@@ -60,18 +63,23 @@ def claim(conn, request, version, conf):
         writes = [dataclasses.replace(
             consumer, allocations=_named(listing, listing.options[index]))
             for consumer, index in zip(request.consumers, chosen)]
+        savepoint = conn.begin_nested()
         try:
-            with conn.begin_nested():
-                alloc_obj.write(conn, writes)
+            alloc_obj.write(conn, writes)
         except errors.Conflict as error:
             if not error.lacks_room:
                 raise
+            savepoint.rollback()
             if time.monotonic() > deadline:
                 raise errors.Conflict(
                     'Concurrent claims kept taking the room chosen; try '
                     'again.', code=errors.CONCURRENT_UPDATE,
                     kind=errors.CONCURRENT) from None
             continue
+        # A database error (a deadlock) is left to end the transaction:
+        # the savepoint may be gone with it (InnoDB rolls back the whole
+        # transaction), and data/db.py runs it again.
+        savepoint.commit()
         return _answer(conn, request, version, listing, chosen)
 
 
