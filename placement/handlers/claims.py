@@ -1,6 +1,7 @@
 """Handler: POST /claims, choose and write allocations in one call."""
 from placement import microversions
 from placement.candidates import claiming
+from placement.handlers import allocation
 from placement.handlers import base
 from placement.objects import allocation as alloc_obj
 from placement.schemas import claims as schema
@@ -22,12 +23,12 @@ def claim(req):
     version = negotiation.get(req)
     data = validation.extract_json(req, schema.CLAIM.at(version))
     shape = shapes.parse('', data['shape'], version)
-    consumers = [alloc_obj.ConsumerWrite(
+    consumers = allocation.named_once([alloc_obj.ConsumerWrite(
         uuid=validation.body_uuid(uuid), allocations={},
         project_id=body['project_id'], user_id=body['user_id'],
         generation=body['consumer_generation'],
         consumer_type=body.get('consumer_type'))
-        for uuid, body in data['consumers'].items()]
+        for uuid, body in data['consumers'].items()])
     conf = ctx.config.placement
     request = claiming.Claim(
         shape, consumers, data.get('roots', 'any'),

@@ -230,6 +230,16 @@ def test_bad_requests(client, w, body, detail):
         assert detail in helpers.error(response)['detail']
 
 
+def test_a_consumer_named_twice(client, w):
+    w.add('cn1', inventory={'VCPU': 8})
+    (uuid, body), = consumers(1).items()
+    response = claim(client, 'resources=VCPU:1',
+                     {uuid: body, uuid.upper(): body})
+    assert response.status_code == 400
+    assert 'A consumer is named more than once' in (
+        helpers.error(response)['detail'])
+
+
 def test_unknown_names_in_the_shape(client, w):
     response = claim(client, 'resources=NO_SUCH_CLASS:1', consumers(1))
     assert response.status_code == 400
