@@ -44,6 +44,9 @@ CONFLICT_KINDS = (PROVIDER_GENERATION, CONSUMER_GENERATION, CAPACITY,
 # connection that died in use (reads only).
 LOST_RACE = 'lost_race'
 DEADLOCK = 'deadlock'
+# POST /claims chose room a concurrent writer took first, and chooses
+# again within its transaction.
+ROOM_TAKEN = 'room_taken'
 CONNECTION_LOST = 'connection_lost'
 
 # An error text quotes at most about this many characters of the input it

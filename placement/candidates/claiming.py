@@ -24,6 +24,7 @@ from placement import microversions
 from placement.candidates import claim_choice
 from placement.candidates import claims
 from placement.candidates import explain
+from placement.metrics import metrics
 from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
 
@@ -70,6 +71,7 @@ def claim(conn, request, version, conf):
             if not error.lacks_room:
                 raise
             savepoint.rollback()
+            metrics.count_retry('write', errors.ROOM_TAKEN)
             if time.monotonic() > deadline:
                 raise errors.Conflict(
                     'Concurrent claims kept taking the room chosen; try '
