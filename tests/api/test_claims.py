@@ -247,3 +247,16 @@ def test_unknown_names_in_the_shape(client, w):
         client.get('/allocation_candidates',
                    params={'resources': 'NO_SUCH_CLASS:1'}).json()[
             'errors'][0]['detail'])
+
+
+def test_a_thousand_consumers_in_one_call(client, w):
+    for index in range(10):
+        w.add('cn%d' % index, inventory={'VCPU': 100})
+    response = claim(client, 'resources=VCPU:1', consumers(1000),
+                     order='spread')
+    assert response.status_code == 200, response.text
+    assert len(response.json()['allocations']) == 1000
+    for index in range(10):
+        assert usages(client, w, 'cn%d' % index) == {'VCPU': 100}
+    response = claim(client, 'resources=VCPU:1', consumers(1))
+    assert response.status_code == 409
