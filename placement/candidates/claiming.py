@@ -53,9 +53,11 @@ def claim(conn, request, version, conf):
     while True:
         listing = claims.best_first(conn, request.shape, version, conf,
                                     request.order)
+        free = _released(listing.free, alloc_obj.held(
+            conn, [consumer.uuid for consumer in request.consumers]))
         chosen = claim_choice.choose(
-            listing.options, listing.free, len(request.consumers),
-            request.roots, request.order)
+            listing.options, free, len(request.consumers), request.roots,
+            request.order)
         if chosen is None:
             summary = explain.explain(conn, request.shape, version,
                                       conf)['summary']
@@ -83,6 +85,19 @@ def claim(conn, request, version, conf):
         # transaction), and data/db.py runs it again.
         savepoint.commit()
         return _answer(conn, request, version, listing, chosen)
+
+
+def _released(free, held):
+    """``free`` {rp: {rc: free space}} with what the consumers hold now
+    added back: their new allocations replace it (the candidates are
+    still those listed with it in use)."""
+    if not held:
+        return free
+    free = {rp: dict(amounts) for rp, amounts in free.items()}
+    for (rp, rc), amount in held.items():
+        if rc in free.get(rp, {}):
+            free[rp][rc] += amount
+    return free
 
 
 def _named(listing, option):

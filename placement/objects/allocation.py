@@ -253,6 +253,19 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
                     class_names[rc_id], provider_uuids[rp_id]))
 
 
+def held(conn, consumers):
+    """{(provider id, class id): amount} the ``consumers`` (uuids) hold
+    together: what writing their new allocations releases first."""
+    found = collections.Counter()
+    for chunk in base.chunks(sorted(set(consumers))):
+        for rp_id, rc_id, used in conn.execute(
+                sa.select(ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id, ALLOC.c.used)
+                .where(ALLOC.c.consumer_id.in_(chunk))):
+            found[rp_id, rc_id] += used
+    return found
+
+
 def delete_for_consumer(conn, uuid):
     """Remove all allocations of ``uuid`` and the consumer; 404 if none."""
     consumer_obj.lock(conn, [uuid])

@@ -182,6 +182,20 @@ def test_replaces_a_consumers_allocations_at_its_generation(client, w):
     assert usages(client, w, 'cn1') == {'VCPU': 2}
 
 
+def test_what_a_consumer_holds_is_free_for_the_group(client, w):
+    w.add('cn1', inventory={'VCPU': 2})
+    holder = consumers(1)
+    assert claim(client, 'resources=VCPU:1', holder).status_code == 200
+    (uuid, body), = holder.items()
+    body['consumer_generation'] = 1
+    # One VCPU is free; the holder's own is released by its new claim.
+    group = dict(holder, **consumers(1))
+    response = claim(client, 'resources=VCPU:1', group)
+    assert response.status_code == 200, response.text
+    assert response.json()['allocations'][uuid]['consumer_generation'] == 2
+    assert usages(client, w, 'cn1') == {'VCPU': 2}
+
+
 def test_not_before_1_28(client, w):
     response = claim(client, 'resources=VCPU:1', consumers(1),
                      version='1.27')
