@@ -2,7 +2,8 @@
 nested, sharing): a group of consumers is placed exactly when a
 brute-force search over GET /allocation_candidates' answer finds room
 for all of them together under the roots rule, every allocation written
-is one of those candidates, and a refused group writes nothing."""
+is one of those candidates, and a refused group writes nothing, in
+every order."""
 import hypothesis
 from hypothesis import strategies as st
 import pytest
@@ -74,10 +75,11 @@ def _usages(client, world):
     groups=st.lists(group_st, min_size=1, max_size=2),
     unsuffixed=st.booleans(),
     isolate=st.booleans(),
-    count=st.integers(1, 8))
+    count=st.integers(1, 8),
+    order=st.sampled_from(['default', 'spread', 'pack']))
 def test_a_group_is_placed_exactly_when_the_candidates_hold_it(
         client, world, providers, groups, unsuffixed, isolate, count,
-        roots):
+        order, roots):
     world.clear()
     world.add_random(providers)
     params = _query(groups, unsuffixed, isolate)
@@ -100,12 +102,14 @@ def test_a_group_is_placed_exactly_when_the_candidates_hold_it(
         'consumer_generation': None, 'consumer_type': 'INSTANCE'}
         for _ in range(count)}
     response = client.post('/claims', json={
-        'shape': params, 'consumers': group, 'roots': roots})
+        'shape': params, 'consumers': group, 'roots': roots,
+        'order': order})
     hypothesis.event('placed' if expected else 'refused' if not candidates
                      else 'refused, with candidates')
     hypothesis.event('nested' if any(
         info['parent'] for info in world.providers.values()) else 'flat')
     hypothesis.event('sharing' if sharing else 'no sharing')
+    hypothesis.event(order)
     if not expected:
         assert response.status_code == 409, response.text
         assert helpers.error(response)['code'] == 'placement.claims.no_fit'
