@@ -10,8 +10,10 @@ First a quick pass in the options' order (best first): ``pack`` fills
 each candidate before the next, the other orders give each consumer the
 next candidate that fits, round after round.  When it fails, a search
 over every multiset of candidates (consumers are alike, so their order
-does not matter) decides; it gives up after ``BUDGET`` steps, a bound
-only groups far larger than a scheduler's ever reach.
+does not matter) decides.  It gives up after ``BUDGET`` steps and the
+group is refused: small groups never come near it, but a large group
+over candidates of different sizes (one provider or two, on a tree with
+little room) can, and is then refused although some mix would fit.
 """
 ANY = 'any'
 DISTINCT = 'distinct'
