@@ -4,15 +4,20 @@ through the allocation write path (objects/allocation.py: its provider
 locks in id order, consumer generations and capacity check), or nothing.
 
 The candidates are read before the providers are locked, so a writer
-committing in between may take the room a choice counted on: the write
-path's capacity check then refuses it, the write is rolled back to a
-savepoint and the choice made again from what is now committed (at READ
-COMMITTED every statement sees the latest commits), until ``TIME_BOUND``
-has passed.  On SQLite the transaction holds the database's one write
-lock from its start, so the read is current and no choice is refused.
-On MariaDB a rolled back savepoint keeps its row locks, so the next
-choice may lock out of id order and deadlock: the database's deadlock
-ends the whole transaction, which data/db.py runs again.
+committing in between may take the room a choice counted on.  So the
+choice is first checked under the providers' locks by the write path's
+own capacity check (``allocation.check_room``, which writes nothing);
+refused, it is made again from what is now committed (at READ
+COMMITTED every statement sees the latest commits), until
+``TIME_BOUND`` has passed; accepted, it is written.  Nothing written is
+ever rolled back within the transaction: Galera would replicate the
+rows of a rolled-back savepoint.  On SQLite the transaction holds the
+database's one write lock from its start, so the read is current and
+no choice is refused.  The locks of refused choices are held to the end
+of the transaction, so a next choice may lock out of id order and
+deadlock with another claim: the database's deadlock ends the whole
+transaction, which data/db.py runs again.
+
 A group that does not fit is the no-fit 409, worded as the explanation
 of the shape (explain.py) sums it up.
 """
@@ -66,13 +71,11 @@ def claim(conn, request, version, conf):
         writes = [dataclasses.replace(
             consumer, allocations=_named(listing, listing.options[index]))
             for consumer, index in zip(request.consumers, chosen)]
-        savepoint = conn.begin_nested()
         try:
-            alloc_obj.write(conn, writes)
+            alloc_obj.check_room(conn, writes)
         except errors.Conflict as error:
             if not error.lacks_room:
                 raise
-            savepoint.rollback()
             metrics.count_retry('write', errors.ROOM_TAKEN)
             if time.monotonic() > deadline:
                 raise errors.Conflict(
@@ -80,10 +83,9 @@ def claim(conn, request, version, conf):
                     'again.', code=errors.CONCURRENT_UPDATE,
                     kind=errors.CONCURRENT) from None
             continue
-        # A database error (a deadlock) is left to end the transaction:
-        # the savepoint may be gone with it (InnoDB rolls back the whole
-        # transaction), and data/db.py runs it again.
-        savepoint.commit()
+        # The providers are locked and the room checked: the write
+        # cannot be refused it.
+        alloc_obj.write(conn, writes)
         return _answer(conn, request, version, listing, chosen)
 
 

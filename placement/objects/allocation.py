@@ -83,12 +83,7 @@ def apply(conn, writes, provider_ids, bulk=False):
     ``provider_ids`` maps (at least) every provider the writes name to
     its id; a name missing from it is a provider that does not exist.
     """
-    for consumer_write in writes:
-        for uuid in consumer_write.allocations:
-            if uuid not in provider_ids:
-                raise errors.BadRequest(
-                    "Allocation for resource provider '%s' that does not "
-                    "exist." % uuid)
+    _check_providers(writes, provider_ids)
     # A consumer given no allocations releases what it holds, and the
     # providers it releases move a generation, as upstream's do.
     released = _released_providers(conn, writes)
@@ -101,10 +96,7 @@ def apply(conn, writes, provider_ids, bulk=False):
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
-    rows = [(provider_ids[uuid], class_ids[name], amount, consumer_write.uuid)
-            for consumer_write in writes
-            for uuid, resources in consumer_write.allocations.items()
-            for name, amount in resources.items()]
+    rows = _rows(writes, provider_ids, class_ids)
     _check_capacity(conn, rows, {v: k for k, v in provider_ids.items()},
                     {v: k for k, v in class_ids.items()})
     if rows:
@@ -120,6 +112,40 @@ def apply(conn, writes, provider_ids, bulk=False):
     for rp_id in sorted({row[0] for row in rows} | released):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
+
+
+def check_room(conn, writes):
+    """Lock the providers ``writes`` name and refuse them as ``write``
+    would (the capacity 409) unless they fit beside everybody else's
+    allocations, the consumers' own released; write nothing.  A caller
+    may then choose again in the same transaction without a savepoint,
+    whose rolled-back rows Galera would still replicate."""
+    provider_ids = base.lock_providers_by_uuid(conn, providers_named(writes))
+    _check_providers(writes, provider_ids)
+    class_ids = _class_ids(conn, writes, False)
+    _check_capacity(conn, _rows(writes, provider_ids, class_ids),
+                    {v: k for k, v in provider_ids.items()},
+                    {v: k for k, v in class_ids.items()},
+                    held(conn, [w.uuid for w in writes]))
+
+
+def _check_providers(writes, provider_ids):
+    """400 for a provider ``provider_ids`` {uuid: id} lacks."""
+    for consumer_write in writes:
+        for uuid in consumer_write.allocations:
+            if uuid not in provider_ids:
+                raise errors.BadRequest(
+                    "Allocation for resource provider '%s' that does not "
+                    "exist." % uuid)
+
+
+def _rows(writes, provider_ids, class_ids):
+    """The new allocation rows: (provider id, class id, amount,
+    consumer)."""
+    return [(provider_ids[uuid], class_ids[name], amount, consumer_write.uuid)
+            for consumer_write in writes
+            for uuid, resources in consumer_write.allocations.items()
+            for name, amount in resources.items()]
 
 
 def _released_providers(conn, writes):
@@ -210,12 +236,14 @@ def _where(class_name, provider_uuid):
     return "'%s' on resource provider '%s'" % (class_name, provider_uuid)
 
 
-def _check_capacity(conn, rows, provider_uuids, class_names):
+def _check_capacity(conn, rows, provider_uuids, class_names,
+                    released=None):
     """409 unless every new allocation fits its provider's inventory.
 
     ``rows`` are the new (provider id, class id, amount, consumer) rows;
-    the consumers' previous allocations are already deleted, so the usage
-    read here is everybody else's.  Each amount must respect min_unit,
+    the usage read here less ``released`` {(provider id, class id):
+    amount} (the consumers' previous allocations, when not deleted yet)
+    is everybody else's.  Each amount must respect min_unit,
     max_unit and step_size; all amounts together must fit in
     (total - reserved) * allocation_ratio minus that usage.
     """
@@ -245,7 +273,7 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         inv = inventories[rp_id, rc_id]
         capacity = int(figures.capacity_of(inv.total, inv.reserved,
                                            inv.allocation_ratio))
-        used = int(inv.used or 0)
+        used = int(inv.used or 0) - (released or {}).get((rp_id, rc_id), 0)
         if used + amount > capacity:
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
