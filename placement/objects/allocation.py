@@ -19,6 +19,9 @@ transaction, in this order (the reshaper runs the same steps through
 
 Removing allocations never needs a provider lock: it can only free
 capacity.
+
+``check_room`` runs step 1 and the capacity check of step 3 alone,
+writing nothing (POST /claims checks a choice before writing it).
 """
 import collections
 import dataclasses
