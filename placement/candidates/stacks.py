@@ -25,12 +25,19 @@ The uses:
     capacity  per shape read(ROOMS) -> assemble (shapes alike but for
               their amounts: one read, alike.py) -> fill -> per
               aggregate -> stranded
+    claim     read(WHOLE) -> assemble -> combine -> weigh (the order
+              asked) -> choose -> check room -> write; from the read
+              again while concurrent writers take the room chosen;
+              no fit: explain's summary
 """
+import dataclasses
 import functools
 import itertools
 
 from placement.candidates import candidate_search
 from placement.candidates import capacity as capacity_mod
+from placement.candidates import claiming
+from placement.candidates import claims
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
 from placement.candidates import names as names_mod
@@ -146,3 +153,39 @@ def count_capacity(conn, shapes, version):
     CandidateQuery}, each read by the ROOMS plan."""
     return capacity_mod.count(conn, shapes, version,
                               functools.partial(read, plan=ROOMS))
+
+
+def claim(conn, request, version, conf):
+    """POST /claims: the 200 body for ``request`` (a claiming.Claim);
+    ``conf`` is the [placement] group."""
+    deadline = claiming.Deadline()
+    while True:
+        listing = _best_first(conn, request.shape, version,
+                              claims.Ordered(conf, request.order))
+        chosen = claiming.choose(conn, request, listing)
+        if chosen is None:
+            raise claiming.no_fit(
+                explain(conn, request.shape, version, conf)['summary'])
+        writes = claiming.writes_fitting(conn, request, listing, chosen)
+        if writes is not None:
+            return claiming.write(conn, request, version, listing, chosen,
+                                  writes)
+        deadline.again()
+
+
+def _best_first(conn, query, version, conf):
+    """The claims.Listing of every candidate of ``query``, in the order
+    ``conf`` names (default, spread or pack)."""
+    reading = read(conn, dataclasses.replace(query, limit=None), version,
+                   WHOLE)
+    request = reading.request()
+    found = pipeline.combine(request, reading.trees(), conf)
+    if pipeline.weighing(conf):
+        options = [claims.Option(*item.candidate, item.root)
+                   for item in weigh.ranked(found, reading, conf)]
+    else:
+        options = [claims.Option(*candidate, weigh.anchor(
+            candidate, reading.roots, reading.sharing.roots))
+            for candidate in pipeline.rank(found, None, conf, reading)]
+    reading.close()
+    return claims.listing(conn, reading, options)

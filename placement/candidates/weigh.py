@@ -109,7 +109,7 @@ def lefts(candidates, roots, free, sharing, top):
         for rc, value in left.items():
             if value > top.get(rc, 0):
                 top[rc] = value
-        found.append((candidate, _anchor(candidate, roots, sharing), left))
+        found.append((candidate, anchor(candidate, roots, sharing), left))
     return found
 
 
@@ -129,7 +129,7 @@ def score(shares, free):
     return value
 
 
-def _anchor(candidate, roots, sharing):
+def anchor(candidate, roots, sharing):
     """The root of the tree a candidate is in: that of its providers
     other than sharing ones, else (sharing providers only) the first's
     own root."""

@@ -19,6 +19,9 @@ transaction, in this order (the reshaper runs the same steps through
 
 Removing allocations never needs a provider lock: it can only free
 capacity.
+
+``check_room`` runs step 1 and the capacity check of step 3 alone,
+writing nothing (POST /claims checks a choice before writing it).
 """
 import collections
 import dataclasses
@@ -91,12 +94,7 @@ def apply(conn, writes, provider_ids, bulk=False):
     ``provider_ids`` maps (at least) every provider the writes name to
     its id; a name missing from it is a provider that does not exist.
     """
-    for consumer_write in writes:
-        for uuid in consumer_write.allocations:
-            if uuid not in provider_ids:
-                raise errors.BadRequest(
-                    "Allocation for resource provider '%s' that does not "
-                    "exist." % uuid)
+    _check_providers(writes, provider_ids)
     # A consumer given no allocations releases what it holds, and the
     # providers it releases move a generation, as upstream's do.
     released = _released_providers(conn, writes)
@@ -109,11 +107,7 @@ def apply(conn, writes, provider_ids, bulk=False):
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
-    rows = [NewAllocation(provider_ids[uuid], class_ids[name], amount,
-                          consumer_write.uuid)
-            for consumer_write in writes
-            for uuid, resources in consumer_write.allocations.items()
-            for name, amount in resources.items()]
+    rows = _rows(writes, provider_ids, class_ids)
     _check_capacity(conn, rows, {v: k for k, v in provider_ids.items()},
                     {v: k for k, v in class_ids.items()})
     if rows:
@@ -129,6 +123,40 @@ def apply(conn, writes, provider_ids, bulk=False):
     for rp_id in sorted({row.rp_id for row in rows} | released):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
+
+
+def check_room(conn, writes):
+    """Lock the providers ``writes`` name and refuse them as ``write``
+    would (the capacity 409) unless they fit beside everybody else's
+    allocations, the consumers' own released; write nothing.  A caller
+    may then choose again in the same transaction without a savepoint,
+    whose rolled-back rows Galera would still replicate."""
+    provider_ids = base.lock_providers_by_uuid(conn, providers_named(writes))
+    _check_providers(writes, provider_ids)
+    class_ids = _class_ids(conn, writes, False)
+    _check_capacity(conn, _rows(writes, provider_ids, class_ids),
+                    {v: k for k, v in provider_ids.items()},
+                    {v: k for k, v in class_ids.items()},
+                    held(conn, [w.uuid for w in writes]))
+
+
+def _check_providers(writes, provider_ids):
+    """400 for a provider ``provider_ids`` {uuid: id} lacks."""
+    for consumer_write in writes:
+        for uuid in consumer_write.allocations:
+            if uuid not in provider_ids:
+                raise errors.BadRequest(
+                    "Allocation for resource provider '%s' that does not "
+                    "exist." % uuid)
+
+
+def _rows(writes, provider_ids, class_ids):
+    """The NewAllocation rows of ``writes``."""
+    return [NewAllocation(provider_ids[uuid], class_ids[name], amount,
+                          consumer_write.uuid)
+            for consumer_write in writes
+            for uuid, resources in consumer_write.allocations.items()
+            for name, amount in resources.items()]
 
 
 def _released_providers(conn, writes):
@@ -219,14 +247,16 @@ def _where(class_name, provider_uuid):
     return "'%s' on resource provider '%s'" % (class_name, provider_uuid)
 
 
-def _check_capacity(conn, rows, provider_uuids, class_names):
+def _check_capacity(conn, rows, provider_uuids, class_names,
+                    released=None):
     """409 unless every new allocation fits its provider's inventory.
 
-    ``rows`` are the NewAllocation rows; the consumers' previous
-    allocations are already deleted, so the usage read here is everybody
-    else's.  Each amount must pass the units rule, then all amounts of a
-    (provider, class) together the room rule (figures.fits_units_of,
-    fits_room_of: the rules the read path's SQL applies).
+    ``rows`` are the NewAllocation rows; the usage read here less
+    ``released`` {(provider id, class id): amount} (the consumers' previous
+    allocations, when not deleted yet) is everybody else's.  Each amount
+    must pass the units rule, then all amounts of a (provider, class)
+    together the room rule (figures.fits_units_of, fits_room_of: the
+    rules the read path's SQL applies).
     """
     if not rows:
         return
@@ -253,14 +283,28 @@ def _check_capacity(conn, rows, provider_uuids, class_names):
         wanted[key] += row.amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
+        used = (inv.used or 0) - (released or {}).get((rp_id, rc_id), 0)
         free_space = figures.free_of(
             figures.capacity_of(inv.total, inv.reserved,
-                                inv.allocation_ratio), inv.used)
+                                inv.allocation_ratio), used)
         if not figures.fits_room_of(free_space, amount):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
                 'would exceed the capacity.' % _where(
                     class_names[rc_id], provider_uuids[rp_id]))
+
+
+def held(conn, consumers):
+    """{(provider id, class id): amount} the ``consumers`` (uuids) hold
+    together: what writing their new allocations releases first."""
+    found = collections.Counter()
+    for chunk in base.chunks(sorted(set(consumers))):
+        for rp_id, rc_id, used in conn.execute(
+                sa.select(ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id, ALLOC.c.used)
+                .where(ALLOC.c.consumer_id.in_(chunk))):
+            found[rp_id, rc_id] += used
+    return found
 
 
 def delete_for_consumer(conn, uuid):
