@@ -35,6 +35,9 @@ from placement.objects import consumer as consumer_obj
 # Seconds a claim keeps choosing again after concurrent writers took the
 # room of its choice.
 TIME_BOUND = 10.0
+# The candidates read first per consumer, and at least.
+FIRST_READ_PER_CONSUMER = 4
+FIRST_READ = 20
 
 
 @dataclasses.dataclass
@@ -65,6 +68,15 @@ class Deadline:
                 'Concurrent claims kept taking the room chosen; try '
                 'again.', code=errors.CONCURRENT_UPDATE,
                 kind=errors.CONCURRENT)
+
+
+def first_read(request):
+    """How many candidates to read first for ``request``: a few per
+    consumer, or every one when alternates are asked (they are the
+    best of all that are left)."""
+    if request.alternates:
+        return None
+    return max(FIRST_READ, FIRST_READ_PER_CONSUMER * len(request.consumers))
 
 
 def choose(conn, request, listing):

@@ -25,10 +25,11 @@ The uses:
     capacity  per shape read(ROOMS) -> assemble (shapes alike but for
               their amounts: one read, alike.py) -> fill -> per
               aggregate -> stranded
-    claim     read(WHOLE) -> assemble -> combine -> weigh (the order
-              asked) -> choose -> check room -> write; from the read
-              again while concurrent writers take the room chosen;
-              no fit: explain's summary
+    claim     the list's read -> assemble -> combine -> weigh or limit
+              (the order asked; as many candidates as the group likely
+              needs, then all) -> choose -> check room -> write; from
+              the read again while concurrent writers take the room
+              chosen; no fit: explain's summary
 """
 import dataclasses
 import functools
@@ -82,14 +83,7 @@ def list_candidates(conn, query, version, conf):
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
     maps_only = not all(group.amounts for group in request.groups)
-    kept = None
-    if weighed and ranking.applies(query, reading, conf):
-        chosen = _in_bands(reading, request, conf, query.limit)
-    else:
-        kept = pipeline.Kept(reading.trees())
-        chosen = pipeline.rank(
-            kept.watch(pipeline.combine(request, kept, conf)), query.limit,
-            conf, reading)
+    chosen, kept = _in_order(query, reading, request, conf)
     for candidate in chosen:
         rendering.add(candidate)
         if maps_only:
@@ -103,6 +97,17 @@ def list_candidates(conn, query, version, conf):
         # (band by band it may not have: explain reads them itself).
         answer.unanswered = pipeline.Unanswered(reading, request, kept.trees)
     return answer
+
+
+def _in_order(query, reading, request, conf):
+    """(The candidates of the answer to ``query``, in its order: the
+    weigh stage's, band by band with a limit, or the limit step's; the
+    pipeline.Kept trees they came from, None band by band)."""
+    if pipeline.weighing(conf) and ranking.applies(query, reading, conf):
+        return _in_bands(reading, request, conf, query.limit), None
+    kept = pipeline.Kept(reading.trees())
+    return pipeline.rank(kept.watch(pipeline.combine(request, kept, conf)),
+                         query.limit, conf, reading), kept
 
 
 def _in_bands(reading, request, conf, limit):
@@ -157,12 +162,20 @@ def count_capacity(conn, shapes, version):
 
 def claim(conn, request, version, conf):
     """POST /claims: the 200 body for ``request`` (a claiming.Claim);
-    ``conf`` is the [placement] group."""
+    ``conf`` is the [placement] group.  The candidates are read as far
+    as the choice is likely to need (claiming.first_read), all of them
+    when that was not enough."""
     deadline = claiming.Deadline()
+    wanted = claiming.first_read(request)
+    ordered = claims.Ordered(conf, request.order)
     while True:
-        listing = _best_first(conn, request.shape, version,
-                              claims.Ordered(conf, request.order))
+        listing = _best_first(conn, dataclasses.replace(
+            request.shape, limit=wanted), version, ordered)
         chosen = claiming.choose(conn, request, listing)
+        if chosen is None and wanted is not None \
+                and len(listing.options) == wanted:
+            wanted = None
+            continue
         if chosen is None:
             raise claiming.no_fit(
                 explain(conn, request.shape, version, conf)['summary'])
@@ -174,18 +187,16 @@ def claim(conn, request, version, conf):
 
 
 def _best_first(conn, query, version, conf):
-    """The claims.Listing of every candidate of ``query``, in the order
-    ``conf`` names (default, spread or pack)."""
-    reading = read(conn, dataclasses.replace(query, limit=None), version,
-                   WHOLE)
+    """The claims.Listing of the candidates of ``query`` (its ``limit``
+    first, if any) in the order ``conf`` names, as the list orders
+    them."""
+    reading = read(conn, query, version,
+                   WHOLE if pipeline.weighing(conf) else LIST)
     request = reading.request()
-    found = pipeline.combine(request, reading.trees(), conf)
-    if pipeline.weighing(conf):
-        options = [claims.Option(*item.candidate, item.root)
-                   for item in weigh.ranked(found, reading, conf)]
-    else:
-        options = [claims.Option(*candidate, weigh.anchor(
-            candidate, reading.roots, reading.sharing.roots))
-            for candidate in pipeline.rank(found, None, conf, reading)]
+    found, _ = _in_order(query, reading, request, conf)
+    # A candidate's rows are read by the time it comes: its root is known.
+    options = [claims.Option(*candidate, weigh.anchor(
+        candidate, reading.roots, reading.sharing.roots))
+        for candidate in found]
     reading.close()
     return claims.listing(conn, reading, options)
