@@ -140,8 +140,8 @@ def race_run(args, method, concurrency, root):
 
 
 def race(args, root):
-    methods = ['claims', 'get-put'] + (['upstream'] if args.upstream_venv
-                                       else [])
+    methods = [method for method in args.methods
+               if method != 'upstream' or args.upstream_venv]
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
     print(report.markdown_head([
         'database', 'callers', 'method', 'placements/s', 'median ms',
@@ -151,6 +151,8 @@ def race(args, root):
             web.log('%s, %d callers, %s' % (backend, concurrency, method))
             found = race_run(args, method, concurrency, root)
             web.log('    %s' % report.fmt_dict(found))
+            if found['failures']:
+                web.log('    failed: %s' % found['failure_sample'])
             print('| %s | %d | %s | %.1f | %.1f | %.1f | %.0f | %d | %d |' % (
                 backend, concurrency, method, found['claims_per_s'],
                 found['median_ms'], found['p99_ms'],
@@ -213,6 +215,10 @@ def add_arguments(parser):
     race_.add_argument('--claims', type=int, default=500)
     race_.add_argument('--limit', type=int, default=1000)
     race_.add_argument('--max-retries', type=int, default=50)
+    race_.add_argument('--methods', nargs='*',
+                       default=['claims', 'get-put', 'upstream'],
+                       help='of claims, get-put and upstream (which needs '
+                       '--upstream-venv)')
     race_.add_argument('--upstream-venv',
                        help='also race upstream placement from this venv')
     group_ = commands.choices['group']
