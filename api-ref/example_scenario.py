@@ -14,6 +14,8 @@ AGGREGATE = named_uuid('aggregate')
 INSTANCE1 = named_uuid('instance-1')
 INSTANCE2 = named_uuid('instance-2')
 MIGRATION = named_uuid('migration')
+CLAIMED1 = named_uuid('claimed-1')
+CLAIMED2 = named_uuid('claimed-2')
 PROJECT = named_uuid('project').replace('-', '')
 USER = named_uuid('user').replace('-', '')
 SERVICE = {'x-auth-token': 'nova', 'x-roles': 'service'}
@@ -45,7 +47,7 @@ def scenario(rec):
     for step in (versions, resource_classes, traits, resource_providers,
                  inventories, aggregates, provider_traits,
                  allocation_candidates, allocations, usages, capacity,
-                 reshaper, provider_deletion):
+                 reshaper, provider_deletion, claims):
         step(rec)
 
 
@@ -315,3 +317,16 @@ def provider_deletion(rec):
         204)
     rec('resource_providers-delete', 'DELETE', RP + SCRATCH, 204)
     rec('method-not-allowed', 'PATCH', RP + COMPUTE, 405)
+
+
+def claims(rec):
+    """Claims: a scheduler's choice and write in one call, for a group."""
+    owner = {'project_id': PROJECT, 'user_id': USER,
+             'consumer_generation': None, 'consumer_type': 'INSTANCE'}
+    group = {CLAIMED1: owner, CLAIMED2: owner}
+    rec('claims-post-no-fit', 'POST', '/claims', 409, headers=SERVICE,
+        body={'shape': 'resources=VCPU:2,MEMORY_MB:1024,DISK_GB:10',
+              'consumers': group, 'roots': 'distinct'})
+    rec('claims-post', 'POST', '/claims', 200, headers=SERVICE, body={
+        'shape': {'resources': 'VCPU:2,MEMORY_MB:1024,DISK_GB:10'},
+        'consumers': group, 'roots': 'same', 'alternates': 1})

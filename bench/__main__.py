@@ -25,6 +25,8 @@ COMMANDS = {
                    'clouds, per engine (in-process)'),
     'bulk': ('bulk', 'one POST /allocations with many consumers'),
     'weigh': ('weigh', "candidate order against nova's scheduler"),
+    'select': ('select', 'POST /claims against GET + PUT, many '
+               'schedulers at once'),
     'swap': ('swap', 'a rolling swap of upstream for this service behind '
              'HAProxy'),
     'cluster': ('cluster', 'a Galera cluster against one MariaDB server'),

@@ -27,6 +27,8 @@ RESOURCE_PROVIDER_NOT_FOUND = 'placement.resource_provider.not_found'
 ILLEGAL_DUPLICATE_QUERYPARAM = 'placement.query.duplicate_key'
 QUERYPARAM_BAD_VALUE = 'placement.query.bad_value'
 QUERYPARAM_MISSING_VALUE = 'placement.query.missing_value'
+# POST /claims (an addition of this service): the group cannot be placed.
+CLAIM_NO_FIT = 'placement.claims.no_fit'
 
 # What a 409 was about, as the metrics count write conflicts.
 PROVIDER_GENERATION = 'provider_generation'
@@ -42,6 +44,9 @@ CONFLICT_KINDS = (PROVIDER_GENERATION, CONSUMER_GENERATION, CAPACITY,
 # connection that died in use (reads only).
 LOST_RACE = 'lost_race'
 DEADLOCK = 'deadlock'
+# POST /claims chose room a concurrent writer took first, and chooses
+# again within its transaction.
+ROOM_TAKEN = 'room_taken'
 CONNECTION_LOST = 'connection_lost'
 
 # An error text quotes at most about this many characters of the input it
@@ -171,6 +176,12 @@ class Conflict(PlacementError):
     def __init__(self, detail, code=None, kind=OTHER_CONFLICT):
         super().__init__(detail, code)
         self.kind = kind
+
+    @property
+    def lacks_room(self):
+        """Whether a capacity check refused the write (POST /claims then
+        chooses again)."""
+        return self.kind == CAPACITY
 
 
 class UnsupportedMediaType(PlacementError):

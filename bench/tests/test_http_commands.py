@@ -92,6 +92,28 @@ def test_weigh_claims(bench):
         assert row[5:] == ['0', '0'], row
 
 
+def test_select_race(bench):
+    out = bench('select', 'race', '--computes', '10', '--concurrency', '2',
+                '--claims', '6')
+    runs = [row for row in rows(out) if row[0] == 'sqlite']
+    assert {row[2] for row in runs} == {'claims', 'get-put'}
+    for row in runs:
+        # placements/s, ..., failed, over-committed
+        assert float(row[3]) > 0
+        assert row[7:] == ['0', '0'], row
+    # One call claims: never a 409 to retry.
+    claims, = [row for row in runs if row[2] == 'claims']
+    assert claims[6] == '0'
+
+
+def test_select_group(bench):
+    out = bench('select', 'group', '--group', '5', '--group-computes', '8',
+                '--repeats', '2')
+    (row,) = [row for row in rows(out) if row[0] == 'sqlite']
+    assert row[1:3] == ['5', '8']
+    assert float(row[3]) > 0
+
+
 @pytest.mark.skipif(not os.path.exists('/usr/sbin/haproxy'),
                     reason='the swap needs haproxy, MariaDB and upstream: '
                     'tests/cluster/test_swap.py runs it')

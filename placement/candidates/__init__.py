@@ -1,26 +1,27 @@
-"""GET /allocation_candidates and its explanation, as one pipeline.
+"""The engine of GET /allocation_candidates, its explanation and the
+capacity count: small steps with plain inputs and outputs (read,
+assemble, combine, weigh, limit, render, census, fill), and
+``stacks.py``, which declares each use as the steps it runs.
 
-The data runs one way (``pipeline.py`` holds the steps in order):
-
-    request    query.CandidateQuery, plain values          query.py,
+    query      the query string -> query.CandidateQuery   query.py,
                                                            query_filters.py
     names      names resolved to ids once per request      names.py
-    checks     every rule of the request, declared once    checks.py
-    read       one statement per group, built from the     reader.py,
-               checks; sharing providers; paging           statements.py
+    checks     every rule of the request, declared once    checks.py,
+                                                           tree_rules.py
+    read       one statement per group, as a Plan says     reader.py,
+                                                           statements.py
+    assemble   rows -> one Tree per tree                   assemble.py
     combine    groups into candidates, tree by tree        candidate_search.py,
                                                            search_state.py
-    rank       the answer's order (limit, random sample,   pipeline.py,
-               or weighed: spread, pack; with a limit the  weigh.py,
-               trees ranked first, read band by band)      ranking.py
-    render     the response JSON, written as candidates    render.py,
-               come                                        summaries.py
-
-``explain.py`` counts with the same checks and the same combiner, so an
-explanation cannot disagree with the list; ``nearest.py`` names the
-providers and trees one check alone keeps out.  GET and POST /capacity
-(``capacity.py``) read through the same steps and place instances one
-after another on the rows read (``filling.py``; shapes alike but for
-their amounts read at once, ``alike.py``); ``stranded.py`` sums the free
-space they leave.
+    weigh      spread and pack; band by band with a limit  weigh.py,
+                                                           ranking.py
+    limit      the first N, or a random sample             pipeline.py
+    render     the response JSON, as candidates come       render.py,
+                                                           summaries.py
+    census     the check each provider fails; the words    explain.py,
+                                                           nearest.py
+    fill       instances placed one after another          filling.py,
+                                                           capacity.py,
+                                                           alike.py,
+                                                           stranded.py
 """

@@ -40,8 +40,8 @@ def alike(shapes):
 
 def read(readings):
     """Read the one group of ``readings`` (reader.RequestSearch values,
-    with ``rooms``, of shapes alike) in one statement; each takes its
-    own rows.  {reading index: filling.Apart of its trees set apart}."""
+    with ``rooms``, of shapes alike) in one statement.  {reading index:
+    (its own rows, filling.Apart of its trees set apart)}."""
     first = readings[0]
     group = first.groups[0]
     stmt = statements.group_statement(
@@ -56,10 +56,10 @@ def read(readings):
 
 
 def _set_apart(reading, rows, index, count):
-    """Give ``reading`` the ``rows`` read for it (the ``index``-th of
-    ``count`` shapes read at once), less those of trees without a sharing
-    provider in them: those are returned as a filling.Apart, their rows
-    as read."""
+    """(The ``rows`` read for ``reading``, the ``index``-th of ``count``
+    shapes read at once, as its own statement reads them, less those of
+    trees without a sharing provider in them; those as a filling.Apart,
+    their rows as read)."""
     sharing = reading.sharing
     inside = set(sharing.roots.values())
     (serving,) = sharing.serving
@@ -82,5 +82,4 @@ def _set_apart(reading, rows, index, count):
             served.append((root, (kind, tuple(serving[root])), rps, tree))
         else:
             apart.setdefault(kind, []).append((root, rps, tree))
-    reading.groups[0].rows = kept
-    return filling.Apart(apart, served, layout)
+    return kept, filling.Apart(apart, served, layout)

@@ -28,8 +28,6 @@ from placement import errors
 from placement.candidates import alike as alike_mod
 from placement.candidates import filling
 from placement.candidates import lookup
-from placement.candidates import names as names_mod
-from placement.candidates import reader as reader_mod
 from placement.candidates import stranded as stranded_mod
 from placement.data import tables
 
@@ -47,17 +45,18 @@ class Counted:
     classes: dict
 
 
-def count(conn, shapes, version):
+def count(conn, shapes, version, read):
     """{'shapes': {name: answer}, 'stranded': {class: amount},
     'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
     query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
-    defines the figures)."""
-    readings, counted = _counted(conn, shapes, version)
+    defines the figures); ``read`` is the stack's read step (see
+    stacks.count_capacity)."""
+    readings, counted = _counted(conn, shapes, version, read)
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
     memberships, pinned = _pinned_counts(conn, shapes, readings, counted,
-                                         roots, version)
+                                         roots, version, read)
     classes = {}
     for shape in counted.values():
         classes.update(shape.classes)
@@ -78,20 +77,21 @@ def count(conn, shapes, version):
             'stranded_elsewhere': elsewhere}
 
 
-def _counted(conn, shapes, version, served=None):
+def _counted(conn, shapes, version, read, served=None):
     """({name: reader.RequestSearch}, {name: Counted}) of ``shapes``,
     those alike read at once; ``served`` as ``_reading`` takes it."""
     readings = {}
     for name, query in shapes.items():
         with named(name):
-            readings[name] = _reading(conn, query, version, served)
+            readings[name] = _reading(read, conn, query, version, served)
         served = readings[name].served
-    apart = {}
+    alike = {}
     for names in alike_mod.alike(shapes):
         found = alike_mod.read([readings[name] for name in names])
-        apart.update(zip(names, found.values()))
+        alike.update(zip(names, found.values()))
     return readings, {
-        name: _fill(reading, shapes[name].limit, apart.get(name))
+        name: _fill(reading, shapes[name].limit, *alike.get(name, (None,
+                                                                    None)))
         for name, reading in readings.items()}
 
 
@@ -108,41 +108,33 @@ def named(name):
                                 code=error.code) from None
 
 
-def _reading(conn, query, version, served):
-    """The RequestSearch of one shape: read as the list reads it, with
-    every row's free space (and the sharing providers ``served``, when
-    another shape read them)."""
+def _reading(read, conn, query, version, served):
+    """The RequestSearch of one shape by the ``read`` step (and the
+    sharing providers ``served``, when another shape read them)."""
     # Every tree is read: ``limit`` only cuts the providers listed.
-    return reader_mod.RequestSearch(
-        conn, dataclasses.replace(query, limit=None), version,
-        names_mod.Names(conn, query), rooms=True, served=served)
+    return read(conn, dataclasses.replace(query, limit=None), version,
+                served=served)
 
 
-def _fill(reading, limit, apart, roots=None):
-    """The Counted of one shape, filled from its ``reading`` and the
-    trees it set ``apart`` (see alike.read; None if not read alike); of
-    the trees of ``roots`` (sorted) only, if given."""
+def _fill(reading, limit, rows, apart, roots=None):
+    """The Counted of one shape, filled from its ``reading``, or from the
+    ``rows`` and the trees set ``apart`` of its read with shapes alike
+    (see alike.read; None if not read alike); of the trees of ``roots``
+    (sorted) only, if given."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees(
-        roots=roots,
+        roots=roots, rows=rows,
         apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
-    free = {}
-    for layout, parts in reading.seen:
-        if not layout.limits:
-            continue
-        rooms = layout.rooms
-        for rp, part in parts.items():
-            for rc, room in rooms(part):
-                free[rp, rc] = room
+    free = reading.rooms()
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, free, apart), limit,
                    classes)
 
 
-def _pinned_counts(conn, shapes, readings, counted, roots, version):
+def _pinned_counts(conn, shapes, readings, counted, roots, version, read):
     """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
     sharing providers and trees the shapes draw on, {name: {aggregate
     uuid: fits of the shape pinned to it}}): pinned counts only where
@@ -167,9 +159,9 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version):
             # or one serves in it, can change once pinned: the others are
             # filled as they were, and no tree outside it gets one.
             again = _refilled(served_by[name], memberships, uuid)
-            filled = _fill(_reading(conn, _pinned(shapes[name], uuid),
+            filled = _fill(_reading(read, conn, _pinned(shapes[name], uuid),
                                     version, served),
-                           None, None, sorted(again)).filled
+                           None, None, None, sorted(again)).filled
             pinned[name][uuid] = (
                 sum(filled.fits.values()) + summed.get(uuid, 0)
                 - sum(fits[root] for root in again if root in fits
@@ -179,7 +171,8 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version):
     # aggregate are read at once, as alike shapes are).
     _, whole = _counted(conn, {
         (name, uuid): _pinned(shapes[name], uuid)
-        for name in pinnable for uuid in sorted(loose)}, version, served)
+        for name in pinnable for uuid in sorted(loose)}, version, read,
+        served)
     for (name, uuid), shape in whole.items():
         pinned[name][uuid] = sum(shape.filled.fits.values())
     return memberships, pinned

@@ -17,6 +17,7 @@ Nothing else knows a rule: callers ask the check, never its kind.
 import dataclasses
 
 from placement.candidates import query_filters
+from placement.objects import figures
 from placement.objects import provider_filter
 
 FILTERED = 'filtered'
@@ -225,7 +226,7 @@ class Units(Check):
     merges_classes = True
 
     def clause(self, ids, site):
-        return provider_filter.units_clause(site.inventory, site.amount)
+        return figures.fits_units(site.inventory, site.amount)
 
     def detail(self, found=None):
         return '%s: %d requested, %s' % (self.rc, self.amount,
@@ -252,8 +253,7 @@ class Capacity(Check):
     merges_classes = True
 
     def clause(self, ids, site):
-        return provider_filter.room_clause(site.inventory, site.used,
-                                           site.amount)
+        return figures.fits_room(site.inventory, site.used, site.amount)
 
     def detail(self, found=None):
         return '%s: %s' % (self.rc, self._room(found))

@@ -26,10 +26,7 @@ import sqlalchemy as sa
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import nearest as nearest_mod
-from placement.candidates import pipeline
 from placement.candidates import statements
-from placement.candidates import tree_rules
-from placement.candidates import weigh
 from placement.data import tables
 from placement.objects import figures
 
@@ -167,45 +164,25 @@ def census(conn, reading, query):
     return Census(providers, failures, frozenset(root_failing))
 
 
-def explain(conn, query, version, conf, unanswered=None):
-    """The JSON body of GET /allocation_candidates/explain for a parsed
-    CandidateQuery; ``unanswered`` is the list's pipeline.Unanswered when
-    it found nothing (its trees are not read again)."""
-    if unanswered is None:
-        reading, request = pipeline.search(conn, query, version,
-                                           explain=True)
-        trees = list(reading.trees())
-        reading.close()
-    else:
-        reading, request, trees = (unanswered.reading, unanswered.request,
-                                   unanswered.trees)
-    facts = census(conn, reading, query)
-    rules = tree_rules.stack(request, checks_mod.root_required(query))
+def cap(query, conf):
+    """How many candidates the list would give at most, or None."""
     caps = [cap for cap in (query.limit, conf.max_allocation_candidates)
             if cap is not None and cap > 0]
-    dropped, count = _dropped(request, trees, facts, rules,
-                              min(caps) if caps else None,
-                              searched=unanswered is not None)
-    if request.sharing.roots and unanswered is None:
-        # A candidate of sharing providers only comes once, from the
-        # first tree they serve: the list's own count.
-        count = sum(1 for _ in itertools.islice(pipeline.combine(
-            request, facts.rooted(trees), conf), query.limit))
-    weighed = None
-    if pipeline.weighing(conf):
-        if unanswered is not None:
-            # The list weighed these trees already and found nothing.
-            weighed = []
-        else:
-            weighed = list(itertools.islice(weigh.ranked(
-                pipeline.combine(request, facts.rooted(trees), conf),
-                reading, conf), query.limit))
+    return min(caps) if caps else None
+
+
+def body(query, reading, facts, rules, dropped, count, weighed, conf):
+    """The explanation's JSON body from the census ``facts``, the tree
+    rules (tree_rules.stack) and where each tree ``dropped`` out, the
+    list's ``count`` and its ``weighed`` first candidates (None when the
+    order is not weighed)."""
     stacks = {suffix: group.stack
               for suffix, group in zip(query.groups, reading.groups)}
-    body = _body(query, reading, facts, stacks, rules.steps, dropped, count)
+    found = _body(query, reading, facts, stacks, rules.steps, dropped, count)
     if weighed is not None:
-        body['weights'] = _weights(weighed, facts, reading, conf)
-    return body
+        found['weights'] = _weights(weighed, facts, reading, conf)
+    return found
+
 
 def _weights(weighed, facts, reading, conf):
     """The order of the answer weighed (see weigh.py): the first WEIGHED
@@ -229,7 +206,7 @@ def _weights(weighed, facts, reading, conf):
             for item in weighed[:WEIGHED]]}
 
 
-def _dropped(request, trees, facts, rules, cap, searched=False):
+def dropped(request, trees, facts, rules, cap, searched=False):
     """({root: index in ``rules.steps`` of the step the tree drops out
     at}, the candidates of the other trees, counted up to ``cap``).
     ``searched``: the list already searched ``trees`` and found none."""

@@ -108,7 +108,8 @@ def _take(root, own, candidates, free, filled, one_run=False):
         rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
             (own[-1 - at] if at < 0 else at, rc, amount)
             for at, rc, amount in candidate)]
-        if any(room < amount for room, _, _, amount in rooms):
+        if not all(figures.fits_room_of(room, amount)
+                   for room, _, _, amount in rooms):
             continue
         count = _run(root, rooms, filled)
         for _, rp, rc, amount in rooms:

@@ -1,17 +1,11 @@
-"""GET /allocation_candidates from request to response, one way:
-names -> checks -> read -> combine -> rank (weigh) -> render (see
-__init__); a weighed answer with a limit reads the trees band by band in
-the order of their weights (ranking.py)."""
+"""The list's steps after the read: combine, and limit or sample (the
+weighed order is weigh.py's); what the list hands to explain when it
+found nothing.  stacks.py composes them."""
 import dataclasses
 import itertools
 import random
 
 from placement.candidates import candidate_search
-from placement.candidates import names as names_mod
-from placement.candidates import ranking
-from placement.candidates import reader as reader_mod
-from placement.candidates import render
-from placement.candidates import summaries as summaries_mod
 from placement.candidates import weigh
 
 
@@ -33,7 +27,7 @@ class Unanswered:
     trees: list
 
 
-class _Kept:
+class Kept:
     """The trees the combiner takes, kept only while it has found no
     candidate: an empty answer is then explained from them, not read
     again."""
@@ -52,15 +46,6 @@ class _Kept:
         for candidate in candidates:
             self.trees = None
             yield candidate
-
-
-def search(conn, query, version, explain=False, whole=False):
-    """The request's reading context and the combiner's Request
-    (``whole``: every tree is read, see reader.RequestSearch)."""
-    names = names_mod.Names(conn, query)
-    found = reader_mod.RequestSearch(conn, query, version, names, explain,
-                                     whole)
-    return found, found.request()
 
 
 def combine(request, trees, conf):
@@ -91,36 +76,6 @@ def rank(candidates, limit, conf, reading):
     if conf.randomize_allocation_candidates:
         return _sample(candidates, limit)
     return itertools.islice(candidates, limit)
-
-
-def list_candidates(conn, query, version, conf):
-    """The Answer to a parsed CandidateQuery; ``conf`` is the [placement]
-    group."""
-    reading, request = search(conn, query, version,
-                              whole=weighing(conf))
-    rendering = render.Rendering(version, reading.names.rc_names,
-                                 reading.uuids)
-    maps_only = not all(group.amounts for group in request.groups)
-    if weighing(conf) and ranking.applies(query, reading, conf):
-        read = None
-        chosen = ranking.ranked(reading, request, conf, query.limit)
-    else:
-        read = _Kept(reading.trees())
-        chosen = rank(read.watch(combine(request, read, conf)), query.limit,
-                      conf, reading)
-    for candidate in chosen:
-        rendering.add(candidate)
-        if maps_only:
-            rendering.map_only(candidate)
-    reading.close()
-    summaries = summaries_mod.summaries(conn, reading, rendering.providers)
-    answer = Answer(rendering.finish(summaries), rendering.count)
-    if read is not None and read.trees is not None \
-            and not query.root_required:
-        # Without root_required the list read every tree the explanation
-        # would (band by band it may not have: it is read again).
-        answer.unanswered = Unanswered(reading, request, read.trees)
-    return answer
 
 
 def _sample(iterable, size):

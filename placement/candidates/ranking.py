@@ -36,9 +36,6 @@ import itertools
 import operator
 import random
 
-from placement.candidates import candidate_search
-from placement.candidates import lookup
-from placement.candidates import statements
 from placement.candidates import weigh
 
 
@@ -69,34 +66,22 @@ def bounds(reading, groups, lowest):
     """[(high, low, [roots])]: per set of trees with alike ranking rows
     their bounds, each {rc: bound} on the free space their candidates
     leave (see the module docstring; ``low`` only when ``lowest``, else
-    None), from the groups' ranking statements; ``groups`` are the
-    combiner's."""
+    None), from the groups' ranking rows (reader.ranking_rows);
+    ``groups`` are the combiner's."""
     counts = {}
     amounts = {}
     for group in groups:
         for rc, amount in group.amounts.items():
             counts[rc] = counts.get(rc, 0) + 1
             amounts[rc] = amounts.get(rc, 0) + amount
-    dialect = reading.conn.dialect.name
     # Only the sharing providers' rows are read yet.
-    free = weigh.figures(reading.seen) if reading.sharing.roots else {}
+    free = reading.free_space() if reading.sharing.roots else {}
     classes = []
     trees = None
-    for index in reading.reading:
-        group = reading.groups[index]
-        if not group.spec.amounts:
-            continue
-        classes.append(list(group.spec.amounts))
-        stmt = statements.ranking_statement(
-            reading.names, group.stack, group.spec.spread,
-            group.spec.amounts, dialect, lowest)
-        if reading.root_filter is not None:
-            stmt = stmt.where(reading.root_filter)
-        per_root = statements.ranking_bounds(
-            lookup.fetch(reading.conn, stmt))
+    for spec, serving, per_root in reading.ranking_rows(lowest):
+        classes.append(list(spec.amounts))
         if free:
-            _add_sharing(per_root, group.spec,
-                         reading.sharing.serving[index], free, lowest)
+            _add_sharing(per_root, spec, serving, free, lowest)
         if trees is None:
             trees = {root: (own,) for root, own in per_root.items()}
         else:
@@ -120,7 +105,7 @@ def bounds(reading, groups, lowest):
 def _add_sharing(per_root, spec, serving, free, lowest):
     """Fold into a group's ranking rows ``per_root`` {root: row} the free
     space of the sharing providers serving each tree (``serving``, the
-    group's part of reading.Sharing.serving; ``free`` weigh.figures of
+    group's part of reading.Sharing.serving; ``free`` the free space of
     theirs), as if they were the tree's own: a candidate may take them."""
     count = len(spec.amounts)
     made = {}
@@ -175,112 +160,121 @@ def _bounds(parts, classes, counts, amounts, lowest):
     return high, {rc: max(smallest[rc] - amounts[rc], 0) for rc in counts}
 
 
-class _Read:
-    """The trees read in full so far, their candidates with what each
-    leaves free, and ``top`` of these."""
+class Bands:
+    """The weighed order of a limited answer, band by band: ``wanted``
+    says which trees to read next, ``took`` is given their candidates,
+    ``chosen`` is the answer's first ``limit`` candidates.  Reading and
+    combining are the stack's (stacks.py)."""
 
-    def __init__(self, reading, request):
-        self.reading = reading
-        self.request = request
+    def __init__(self, reading, request, conf, limit, rng=random):
+        self.conf = conf
+        self.limit = limit
+        self.rng = rng
+        self.multipliers = weigh.multipliers(reading.names, conf)
+        self.highest = conf.candidate_order == weigh.SPREAD
+        self.alike = bounds(reading, request.groups, not self.highest)
+        # The trees read so far, their candidates with what each leaves
+        # free, and ``top`` of these.
         self.roots = set()
         self.found = []
         self.top = {}
-        self.free = {}
-        self._seen = 0
+        self.drawn = set()
+        self.shares = None
 
-    def read(self, roots):
-        self.roots.update(roots)
-        candidates = list(candidate_search.candidates(
-            self.request, self.reading.trees(sorted(roots))))
-        seen = self.reading.seen
-        self.free.update(weigh.figures(seen[self._seen:]))
-        self._seen = len(seen)
-        self.found += weigh.lefts(candidates, self.reading.roots, self.free,
-                                  self.reading.sharing.roots, self.top)
+    def took(self, candidates, reading):
+        """The candidates of the trees last ``wanted``, and the reading
+        they came from."""
+        candidates = list(candidates)
+        self.found += weigh.lefts(candidates, reading.roots,
+                                  reading.free_space(),
+                                  reading.sharing.roots, self.top)
 
-    def weights(self, shares, highest, among):
+    def _weights(self, among):
         """{root: its weight} of the trees of ``among`` read that gave
         candidates."""
-        best = max if highest else min
+        best = max if self.highest else min
         found = {}
         for _, root, left in self.found:
             if root not in among:
                 continue
-            value = weigh.score(shares, left)
+            value = weigh.score(self.shares, left)
             found[root] = best(found.get(root, value), value)
         return found
 
+    def wanted(self):
+        """[root, ...] of the trees to read next, until the order is
+        known (see the module docstring); ``took`` is called between."""
+        highest, limit = self.highest, self.limit
+        yield from self._find_top([rc for rc, value
+                                   in self.multipliers.items() if value > 0])
+        self.shares = weigh.factors(self.top, self.multipliers)
+        tolerance = self.conf.weight_tolerance
+        scored = []
+        for high, low, roots in self.alike:
+            value = weigh.score(self.shares, high if highest else low)
+            scored += [(value, root) for root in roots]
+        # The trees read to find ``top`` are drawn like the others: the
+        # answer holds them only if drawn, so a band's trees are equally
+        # likely.
+        draws = weigh.draws(scored, operator.itemgetter(0), highest,
+                            tolerance, self.rng)
+        drawn = self.drawn
+        # The next tree to take, and the bound of its band's first: no
+        # tree left weighs better.
+        pending = next(draws, None)
+        step = max(limit // 8, 1)
+        while pending is not None:
+            weights = self._weights(drawn)
+            if len(weights) >= limit:
+                kth = sorted(weights.values(), reverse=highest)[limit - 1]
+                if (pending[0] <= kth + tolerance if highest
+                        else pending[0] >= kth - tolerance):
+                    break
+            batch = []
+            while pending is not None and len(batch) < max(
+                    limit - len(weights), step):
+                drawn.add(pending[1][1])
+                if pending[1][1] not in self.roots:
+                    batch.append(pending[1][1])
+                pending = next(draws, None)
+            if batch:
+                yield from self._read(batch)
+            step *= 2
 
-def ranked(reading, request, conf, limit, rng=random):
-    """The first ``limit`` candidates of the answer's order (see the
-    module docstring); ``reading`` is the reader's RequestSearch,
-    ``request`` the combiner's Request, ``conf`` the [placement]
-    group."""
-    multipliers = weigh.multipliers(reading.names, conf)
-    highest = conf.candidate_order == weigh.SPREAD
-    alike = bounds(reading, request.groups, not highest)
-    done = _Read(reading, request)
-    _find_top(alike, done, [rc for rc, value in multipliers.items()
-                            if value > 0])
-    shares = weigh.factors(done.top, multipliers)
-    tolerance = conf.weight_tolerance
-    scored = []
-    for high, low, roots in alike:
-        value = weigh.score(shares, high if highest else low)
-        scored += [(value, root) for root in roots]
-    # The trees read to find ``top`` are drawn like the others: the
-    # answer holds them only if drawn, so a band's trees are equally
-    # likely.
-    draws = weigh.draws(scored, operator.itemgetter(0), highest, tolerance,
-                        rng)
-    drawn = set()
-    # The next tree to take, and the bound of its band's first: no tree
-    # left weighs better.
-    pending = next(draws, None)
-    step = max(limit // 8, 1)
-    while pending is not None:
-        weights = done.weights(shares, highest, drawn)
-        if len(weights) >= limit:
-            kth = sorted(weights.values(), reverse=highest)[limit - 1]
-            if (pending[0] <= kth + tolerance if highest
-                    else pending[0] >= kth - tolerance):
-                break
-        batch = []
-        while pending is not None and len(batch) < max(
-                limit - len(weights), step):
-            drawn.add(pending[1][1])
-            if pending[1][1] not in done.roots:
-                batch.append(pending[1][1])
-            pending = next(draws, None)
-        if batch:
-            done.read(batch)
-        step *= 2
-    weighed = [weigh.Weighed(candidate, root, weigh.score(shares, left),
-                             left, shares)
-               for candidate, root, left in done.found if root in drawn]
-    return itertools.islice((item.candidate for item in weigh.ordered(
-        weighed, conf.candidate_order, tolerance, rng)), limit)
+    def _read(self, roots):
+        self.roots.update(roots)
+        yield sorted(roots)
 
+    def chosen(self):
+        """The first ``limit`` candidates of the answer's order."""
+        weighed = [weigh.Weighed(candidate, root,
+                                 weigh.score(self.shares, left), left,
+                                 self.shares)
+                   for candidate, root, left in self.found
+                   if root in self.drawn]
+        return itertools.islice((item.candidate for item in weigh.ordered(
+            weighed, self.conf.candidate_order, self.conf.weight_tolerance,
+            self.rng)), self.limit)
 
-def _find_top(alike, done, classes):
-    """Read the trees that could leave more of one of ``classes`` free
-    than any candidate read, most first, until none is left; ``alike``
-    as ``bounds`` gives it."""
-    # {rc: {upper bound: [roots]}}
-    highs = {rc: {} for rc in classes}
-    for high, _, roots in alike:
+    def _find_top(self, classes):
+        """Read the trees that could leave more of one of ``classes``
+        free than any candidate read, most first, until none is left."""
+        # {rc: {upper bound: [roots]}}
+        highs = {rc: {} for rc in classes}
+        for high, _, roots in self.alike:
+            for rc, by_value in highs.items():
+                by_value.setdefault(high.get(rc, 0), []).extend(roots)
+        top = self.top
         for rc, by_value in highs.items():
-            by_value.setdefault(high.get(rc, 0), []).extend(roots)
-    for rc, by_value in highs.items():
-        size = 1
-        for value in sorted(by_value, reverse=True):
-            roots = by_value[value]
-            while roots and value > done.top.get(rc, 0):
-                batch = [root for root in roots[:size]
-                         if root not in done.roots]
-                del roots[:size]
-                if batch:
-                    done.read(batch)
-                size *= 2
-            if value <= done.top.get(rc, 0):
-                break
+            size = 1
+            for value in sorted(by_value, reverse=True):
+                roots = by_value[value]
+                while roots and value > top.get(rc, 0):
+                    batch = [root for root in roots[:size]
+                             if root not in self.roots]
+                    del roots[:size]
+                    if batch:
+                        yield from self._read(batch)
+                    size *= 2
+                if value <= top.get(rc, 0):
+                    break

@@ -4,25 +4,23 @@ per group.
 Each group becomes one statement (``statements.group_statement``, from
 the group's checks); groups asking the same of the same providers share
 one.  Its rows (a provider per row, with a bit mask of the classes it
-can serve) come in root order.  Sharing providers (trait
-MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the trees
-they serve.  The groups' row streams are merged by root into one
-``candidate_search.Tree`` per tree.  Everything is a generator, so a
-limit stops reading rows early.  SQLite hands rows over as it finds
+can serve) come in root order, to the assemble step (``assemble.py``).
+Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
+with the roots of the trees they serve.  Everything is a generator, so
+a limit stops reading rows early.  SQLite hands rows over as it finds
 them; PyMySQL and psycopg2 buffer whole results, so with a limit MySQL's
 and PostgreSQL's rows are read in pages: ranges of root ids of growing
 size (see ``_paged``).
 """
 import dataclasses
-import heapq
 import itertools
-import operator
 import typing
 
 import sqlalchemy as sa
 
 from placement import microversions
 from placement.candidates import alike as alike_mod
+from placement.candidates import assemble
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
@@ -31,6 +29,7 @@ from placement.candidates import statements
 from placement.candidates import tree_rules
 from placement.data import tables
 from placement.objects import base
+from placement.objects import figures
 
 RP = tables.resource_providers
 INV = tables.inventories
@@ -88,29 +87,37 @@ class GroupSearch:
     spec: candidate_search.Group
     stmt: object = None
     layout: object = None
-    # The rows of ``stmt`` for every tree, when read already (see
-    # alike.read).
-    rows: list = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """How a use reads (each use declares its plan in stacks.py).
+
+    ``paged``: with a limit, MySQL's and PostgreSQL's rows are read in
+    pages of root ids (see ``_paged``); ``stops_early``: with a limit the
+    reading may end before the last tree (the statements then probe
+    aggregate membership per provider); ``root_filtered``:
+    ``root_required`` is part of the SQL (explain counts the trees
+    failing it itself); ``rooms``: every row carries each class's free
+    space and units, and nothing only a rendered answer needs (see
+    ``statements.Layout``), for the capacity count, which places
+    instance after instance on copies of the rows.
+    """
+    paged: bool
+    stops_early: bool
+    root_filtered: bool
+    rooms: bool
 
 
 class RequestSearch:
     """The reading of one request: names, the groups' statements, the
-    sharing providers, paging and the trees.
-
-    ``explain``: read every tree, unpaged, with no ``root_required``
-    filter (the explanation counts the trees failing it itself);
-    ``whole``: read every tree unpaged (the weigh stage orders them all
-    before the first candidate is given).  ``rooms``: every row carries
-    each class's free space and max_unit, and nothing only a rendered
-    answer needs (see ``statements.Layout``), for GET /capacity, which
-    places instance after instance on copies of the rows; the
-    combiner's limits stay those of the list (``summed``: two groups
-    request one class).  ``served``: ``_served()`` already read in the
-    same transaction (POST /capacity reads it once for all its shapes).
+    sharing providers, paging and the trees, as ``plan`` says.
+    ``served``: the sharing providers' reach (``served``), read once per
+    transaction by the caller.  The combiner's limits stay those of the
+    list whatever the plan (``summed``: two groups request one class).
     """
 
-    def __init__(self, conn, query, version, names, explain=False,
-                 whole=False, rooms=False, served=None):
+    def __init__(self, conn, query, version, names, served, plan):
         self.conn = conn
         self.query = query
         self.version = version
@@ -134,7 +141,7 @@ class RequestSearch:
         # request; only then are limits needed beyond the SQL check.
         requested = [rc for group in self.groups for rc in group.spec.amounts]
         self.summed = len(requested) != len(set(requested))
-        with_capacity = rooms or self.summed
+        with_capacity = plan.rooms or self.summed
         # The classes a provider summary lists: all, or before 1.27 the
         # requested ones.
         self.summary_classes = None
@@ -144,27 +151,29 @@ class RequestSearch:
         # row}): what the summaries reuse.  Alike parts are kept once.
         self.seen = []
         self._alike = {}
+        # free_space(): {rp: {rc: free}} of the first ``_folded`` of seen.
+        self._free = {}
+        self._folded = 0
         # {rp: root} of the rows read, for the weigh stage and explain.
-        self.roots = {} if explain or whole else None
-        # Weighed answers read some trees by root (ranking.py).
-        self.limited = query.limit is not None and not explain
-        self.sums_usage = statements.usage_summed_once(rooms, dialect)
+        self.roots = {}
+        self.limited = query.limit is not None and plan.stops_early
+        self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
-                                             with_capacity, rendered=not rooms)
-            group.stmt = self._statement(group, every_row=rooms)
+                                             with_capacity,
+                                             rendered=not plan.rooms)
+            group.stmt = self._statement(group, every_row=plan.rooms)
         # Root ids of the first page of a paged read (see _paged), or
         # None to read each statement at once.
         self.page = None
-        if (query.limit is not None and not explain and not whole
-                and dialect != 'sqlite'):
+        if query.limit is not None and plan.paged and dialect != 'sqlite':
             self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
         self.root_filter = None
         root = checks_mod.root_required(query)
-        if root is not None and not explain:
+        if root is not None and plan.root_filtered:
             self.root_filter = root.clause(names, checks_mod.Site(
                 RP.c.id, RP.c.root_provider_id))
-        self.served = self._served() if served is None else served
+        self.served = served
         self.sharing = self._sharing()
 
     def request(self):
@@ -194,16 +203,6 @@ class RequestSearch:
 
     # -- sharing providers --------------------------------------------------
 
-    def _served(self):
-        """{sharing provider: {roots of the trees it serves}}: every tree
-        with a provider in one of its aggregates."""
-        served = {}
-        statement = _SERVED.where(
-            RPT.c.trait_id == self.names.trait[names_mod.SHARING_TRAIT])
-        for rp, root in lookup.fetch(self.conn, statement):
-            served.setdefault(rp, set()).add(root)
-        return served
-
     def _sharing(self):
         """The combiner's Sharing: per group, the sharing providers able
         to serve some of its classes, by the roots they serve."""
@@ -229,7 +228,7 @@ class RequestSearch:
             for row in self._rows(lookup.fetch(self.conn, stmt), group):
                 sharing.roots[row.rp] = row.root
                 self.sharing_fits[index][row.rp] = row.fit
-                _note(row, sharing.limits, sharing.masks)
+                assemble.note(row, sharing.limits, sharing.masks)
                 for anchor in self.served[row.rp]:
                     # In its own tree it is an ordinary member.
                     if anchor != row.root:
@@ -255,22 +254,69 @@ class RequestSearch:
             root, rp, traits, fit, uuid = head(row)
             part = summary_part(row)
             seen[rp] = alike.setdefault(part, part)
-            if roots is not None:
-                roots[rp] = root
+            roots[rp] = root
             uuids[rp] = uuid
             limits = NO_LIMITS if limits_of is None else limits_of(row, fit)
             yield ProviderRow(root, rp, int(traits or 0), fit, limits)
 
+    # -- figures of the rows read ---------------------------------------------
+
+    def free_space(self):
+        """{rp: {rc: free space}} of every provider read so far, from the
+        rows' summary parts (the weigh stage's figures)."""
+        free = self._free
+        for layout, parts in self.seen[self._folded:]:
+            for rp, part in parts.items():
+                found = {}
+                layout.figures(part, found)
+                mine = free.setdefault(rp, {})
+                for rc, (capacity, used) in found.items():
+                    mine[rc] = figures.free_of(capacity, used)
+        self._folded = len(self.seen)
+        return free
+
+    def rooms(self):
+        """{(rp, rc): its free space and units} of the rows read by a plan
+        with ``rooms``, as filling.fill takes them."""
+        found = {}
+        for layout, parts in self.seen:
+            if not layout.limits:
+                continue
+            rooms = layout.rooms
+            for rp, part in parts.items():
+                for rc, room in rooms(part):
+                    found[rp, rc] = room
+        return found
+
+    def ranking_rows(self, lowest):
+        """Per group that reads and has amounts, (its combiner Group, the
+        sharing providers serving it by root, {root: its ranking row}),
+        from the group's ranking statement (statements.ranking_statement;
+        ``lowest``: with the smallest free spaces too)."""
+        for index in self.reading:
+            group = self.groups[index]
+            if not group.spec.amounts:
+                continue
+            stmt = statements.ranking_statement(
+                self.names, group.stack, group.spec.spread,
+                group.spec.amounts, self.conn.dialect.name, lowest)
+            if self.root_filter is not None:
+                stmt = stmt.where(self.root_filter)
+            yield (group.spec, self.sharing.serving[index],
+                   statements.ranking_bounds(lookup.fetch(self.conn, stmt)))
+
     # -- trees --------------------------------------------------------------
 
-    def trees(self, roots=None, apart=()):
+    def trees(self, roots=None, apart=(), rows=None):
         """candidate_search.Tree values in root order: every tree with
         providers for some group, or served by sharing providers; only
-        those of ``roots`` (sorted) if given, none of ``apart`` (alike)."""
-        streams = [_by_root(self._rows(self._group_rows(self.groups[index],
-                                                        roots),
-                                       self.groups[index]), index)
-                   for index in self.reading]
+        those of ``roots`` (sorted) if given, none of ``apart``.
+        ``rows``: those of a one-group request's statement, read already
+        with other shapes' (alike.read)."""
+        streams = [assemble.by_root(self._rows(
+            self._group_rows(self.groups[index], roots) if rows is None
+            else rows, self.groups[index]), index)
+            for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}.difference(apart)
         if roots is not None:
@@ -281,32 +327,16 @@ class RequestSearch:
                     RP.c.id == RP.c.root_provider_id, self.root_filter),
                 anchored, RP.c.id)}
         if anchored:
-            streams.append((root, -1, None) for root in sorted(anchored))
+            streams.append((root, assemble.ANCHORED, None)
+                           for root in sorted(anchored))
         if self.query.same_subtree:
-            streams.append(_parents_by_root(self._read(
+            streams.append(assemble.parents_by_root(self._read(
                 sa.select(RP.c.root_provider_id, RP.c.id,
                           RP.c.parent_provider_id)
                 .order_by(RP.c.root_provider_id, RP.c.id), roots)))
-        read_by = self.read_by
-        if len(streams) == 1 and len(read_by) == 1:
-            for root, _, rows in streams[0]:
-                yield _tree(root, [rows], None, read_by)
-            return
-        merged = heapq.merge(*streams, key=operator.itemgetter(0))
-        for root, items in itertools.groupby(merged,
-                                             key=operator.itemgetter(0)):
-            own = [()] * len(read_by)
-            parents = None
-            for _, index, data in items:
-                if index >= 0:
-                    own[index] = data
-                elif index == -2:
-                    parents = data
-            yield _tree(root, own, parents, read_by)
+        return assemble.trees(streams, self.read_by)
 
     def _group_rows(self, group, roots=None):
-        if group.rows is not None:
-            return group.rows
         stmt = group.stmt
         if roots is not None and self.sums_usage:
             # Some trees only: their usage is looked up, not summed for
@@ -360,39 +390,12 @@ class RequestSearch:
             result.close()
 
 
-def _by_root(rows, index):
-    """(root, index, [ProviderRow, ...]): the rows of one tree at a time."""
-    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-        yield root, index, list(group)
-
-
-def _parents_by_root(rows):
-    """(root, -2, {rp: parent}) per tree from (root, rp, parent) rows."""
-    for root, group in itertools.groupby(rows, key=operator.itemgetter(0)):
-        yield root, -2, {rp: parent for _, rp, parent in group}
-
-
-def _tree(root, own, parents, read_by):
-    """A candidate_search.Tree from the ProviderRow lists of the groups
-    that read (``own``, by group index; see RequestSearch.read_by)."""
-    limits = {}
-    masks = {}
-    members = []
-    for index, reader in enumerate(read_by):
-        if reader != index:
-            # Alike groups share one dict (never changed).
-            members.append(members[reader])
-            continue
-        for row in own[index]:
-            if row.limits or row.traits:
-                _note(row, limits, masks)
-        members.append({row.rp: row.fit for row in own[index]})
-    return candidate_search.Tree(root, members, limits, masks, parents)
-
-
-def _note(row, limits, masks):
-    """Copy a row's limits and trait mask into the dicts of the combiner."""
-    for rc, limit in row.limits.items():
-        limits[(row.rp, rc)] = limit
-    if row.traits:
-        masks[row.rp] = row.traits
+def served(conn, names):
+    """{sharing provider: {roots of the trees it serves}}: every tree
+    with a provider in one of its aggregates."""
+    found = {}
+    statement = _SERVED.where(
+        RPT.c.trait_id == names.trait[names_mod.SHARING_TRAIT])
+    for rp, root in lookup.fetch(conn, statement):
+        found.setdefault(rp, set()).add(root)
+    return found

@@ -35,7 +35,6 @@ import random
 import typing
 
 from placement.candidates import candidate_search
-from placement.objects import figures as figures_mod
 
 DEFAULT = 'default'
 SPREAD = 'spread'
@@ -65,7 +64,7 @@ def ranked(candidates, reading, conf, rng=random):
     [placement] group."""
     # Every tree is read (and its rows seen) before the figures are.
     candidates = list(candidates)
-    weighed = weigh(candidates, reading.roots, figures(reading.seen),
+    weighed = weigh(candidates, reading.roots, reading.free_space(),
                     reading.sharing.roots, multipliers(reading.names, conf))
     return ordered(weighed, conf.candidate_order, conf.weight_tolerance,
                    rng)
@@ -76,20 +75,6 @@ def multipliers(names, conf):
     return {names.rc[name]: value
             for name, value in conf.weight_multipliers.items()
             if name in names.rc}
-
-
-def figures(seen):
-    """{rp: {rc: free space}} of the providers read, from the summary
-    parts of the reader's rows (``RequestSearch.seen``)."""
-    free = {}
-    for layout, parts in seen:
-        for rp, part in parts.items():
-            found = {}
-            layout.figures(part, found)
-            mine = free.setdefault(rp, {})
-            for rc, (capacity, used) in found.items():
-                mine[rc] = figures_mod.free_of(capacity, used)
-    return free
 
 
 def weigh(candidates, roots, free, sharing, multipliers):
@@ -124,7 +109,7 @@ def lefts(candidates, roots, free, sharing, top):
         for rc, value in left.items():
             if value > top.get(rc, 0):
                 top[rc] = value
-        found.append((candidate, _anchor(candidate, roots, sharing), left))
+        found.append((candidate, anchor(candidate, roots, sharing), left))
     return found
 
 
@@ -144,7 +129,7 @@ def score(shares, free):
     return value
 
 
-def _anchor(candidate, roots, sharing):
+def anchor(candidate, roots, sharing):
     """The root of the tree a candidate is in: that of its providers
     other than sharing ones, else (sharing providers only) the first's
     own root."""

@@ -1,18 +1,21 @@
-"""``openstack allocation candidate explain`` and ``openstack capacity
-show``: osc plugin commands.
+"""``openstack allocation candidate explain``, ``openstack capacity
+show`` and ``openstack allocation claim``: osc plugin commands.
 
 Installed with the ``cli`` extra (entry points in the
 ``openstack.placement.v1`` namespace, next to osc-placement's commands).
-Both take exactly the options of ``openstack allocation candidate list``:
-the list command itself builds the query, and these commands send it to
-``GET /allocation_candidates/explain`` or ``GET /capacity`` instead.
+All take the options of ``openstack allocation candidate list``: the
+list command itself builds the query, and these commands send it to
+``GET /allocation_candidates/explain`` or ``GET /capacity``, or as the
+shape of ``POST /claims``, instead.
 """
 from cliff import columns
 from osc_lib.command import command
 from osc_placement.resources import allocation_candidate
+from osc_placement import version
 
 EXPLAIN_URL = allocation_candidate.BASE_URL + '/explain'
 CAPACITY_URL = '/capacity'
+CLAIMS_URL = '/claims'
 
 
 class _QueryBuilt(Exception):
@@ -41,19 +44,23 @@ class _QueryOnly:
 class _ListQuery(allocation_candidate.ListAllocationCandidate):
     """The list command's options, its query sent elsewhere."""
 
-    def _send(self, parsed_args, url):
-        """The JSON answer of ``url`` to the query the list command
-        builds from ``parsed_args``."""
+    def _query(self, parsed_args):
+        """The query parameters the list command builds from
+        ``parsed_args``."""
         manager = self.app.client_manager
-        client = manager.placement
-        manager.placement = _QueryOnly(client)
+        manager.placement = _QueryOnly(manager.placement)
         try:
             super().take_action(parsed_args)
         except _QueryBuilt as built:
-            params = built.params
+            return built.params
         finally:
             del manager.placement
-        return client.request('GET', url, params=params).json()
+
+    def _send(self, parsed_args, url):
+        """The JSON answer of ``url`` to the query the list command
+        builds from ``parsed_args``."""
+        return self.app.client_manager.placement.request(
+            'GET', url, params=self._query(parsed_args)).json()
 
 
 class ExplainAllocationCandidate(_ListQuery):
@@ -130,3 +137,75 @@ class ShowCapacity(command.ShowOne, _ListQuery):
         return tuple(body), tuple(
             _Entries(value) if isinstance(value, (dict, list)) else value
             for value in body.values())
+
+
+class ClaimAllocations(_ListQuery):
+    """Choose and write allocations for new consumers in one call.
+
+    Takes the options of ``openstack allocation candidate list`` (the
+    shape: what one instance needs) and gives each ``--consumer`` one
+    instance of it through ``POST /claims``: all of them or none
+    (``--roots distinct`` puts each in another provider tree, ``same``
+    all in one).  Lists each consumer's allocation with the root
+    provider of its tree; with ``--alternates N`` also the next best
+    candidates nobody claimed.  Needs ``--os-placement-api-version
+    1.28`` or greater and the ``placement:claims`` policy (admin or
+    service by default).
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--consumer', metavar='<uuid>', action='append', required=True,
+            help='A new consumer to claim one instance for; repeat for a '
+                 'group.')
+        parser.add_argument('--project', metavar='<project id>',
+                            required=True, help='The consumers\' project.')
+        parser.add_argument('--user', metavar='<user id>', required=True,
+                            help='The consumers\' user.')
+        parser.add_argument(
+            '--consumer-type', metavar='<type>', default='INSTANCE',
+            help='The consumers\' type (from 1.38; default INSTANCE).')
+        parser.add_argument('--roots', choices=('any', 'distinct', 'same'),
+                            default='any')
+        parser.add_argument('--order', choices=('default', 'spread', 'pack'),
+                            help='The candidates\' order (default: the '
+                                 'service\'s candidate_order).')
+        parser.add_argument('--alternates', metavar='<count>', type=int,
+                            default=0, help='Unclaimed next best candidates '
+                                            'to list, 0 to 10.')
+        return parser
+
+    @version.check(version.ge('1.28'))
+    def take_action(self, parsed_args):
+        owner = {'project_id': parsed_args.project,
+                 'user_id': parsed_args.user, 'consumer_generation': None}
+        if self.compare_version(version.ge('1.38')):
+            owner['consumer_type'] = parsed_args.consumer_type
+        # As a query string would carry them: an empty list not at all.
+        shape = {name: value if isinstance(value, list) else str(value)
+                 for name, value in self._query(parsed_args).items()
+                 if value not in ([], None)}
+        body = {'shape': shape,
+                'consumers': dict.fromkeys(parsed_args.consumer, owner),
+                'roots': parsed_args.roots,
+                'alternates': parsed_args.alternates}
+        if parsed_args.order:
+            body['order'] = parsed_args.order
+        answer = self.app.client_manager.placement.request(
+            'POST', CLAIMS_URL, json=body).json()
+        rows = []
+        for consumer, claimed in answer['allocations'].items():
+            rows.append((consumer, 'claimed', claimed['root'],
+                         _Entries(_amounts(claimed['allocations']))))
+            rows += [(consumer, 'alternate', '',
+                      _Entries(_amounts(alternate['allocations'])))
+                     for alternate in answer['alternates'][consumer]]
+        return ('consumer', 'kind', 'root provider', 'allocation'), rows
+
+
+def _amounts(allocations):
+    """[{provider: 'class=amount,...'}] of an allocation request."""
+    return [{rp: ','.join('%s=%s' % item
+                          for item in entry['resources'].items())}
+            for rp, entry in allocations.items()]

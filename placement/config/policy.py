@@ -136,6 +136,9 @@ _API_RULES = [
      'Count how many more instances of given shapes fit, where, and the '
      'free space they cannot use (names every provider, so '
      'administrators only).', [('GET', '/capacity'), ('POST', '/capacity')]),
+    ('claims', ADMIN_OR_SERVICE_API,
+     'Choose and write the allocations of one or more consumers in one '
+     'call.', [('POST', '/claims')]),
     ('metrics', ADMIN_API, 'Read the Prometheus metrics.',
      [('GET', '/metrics')]),
     ('summary', ADMIN_API,

@@ -56,8 +56,12 @@ def consumer_write(req, consumer_uuid, body):
 
 def consumer_writes(req, data):
     """The writes of a multi-consumer body (POST /allocations, reshaper)."""
-    writes = [consumer_write(req, validation.body_uuid(uuid), body)
-              for uuid, body in data.items()]
+    return named_once([consumer_write(req, validation.body_uuid(uuid), body)
+                       for uuid, body in data.items()])
+
+
+def named_once(writes):
+    """``writes``; 400 if two name one consumer (spelled differently)."""
     if len({write.uuid for write in writes}) != len(writes):
         raise errors.BadRequest(
             'A consumer is named more than once (spelled differently).')

@@ -2,9 +2,8 @@
 import logging
 
 from placement import microversions
-from placement.candidates import explain
-from placement.candidates import pipeline
 from placement.candidates import query
+from placement.candidates import stacks
 from placement.handlers import base
 from placement.metrics import metrics
 from placement.schemas import allocation_candidate as schema
@@ -45,7 +44,7 @@ def explain_allocation_candidates(req):
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
     with gc_pause.collection_paused():
-        body = ctx.database.read(explain.explain, parsed, version,
+        body = ctx.database.read(stacks.explain, parsed, version,
                                  ctx.config.placement)
     return responses.json_response(req, body)
 
@@ -53,7 +52,7 @@ def explain_allocation_candidates(req):
 def _search(conn, ctx, parsed, version):
     """The candidates, and their absence explained in the log if so
     configured, in one read transaction."""
-    answer = pipeline.list_candidates(conn, parsed, version,
+    answer = stacks.list_candidates(conn, parsed, version,
                                       ctx.config.placement)
     if not answer.count and ctx.config.placement.explain_empty_results:
         _log_explanation(ctx, conn, parsed, version, answer.unanswered)
@@ -74,7 +73,7 @@ def _log_explanation(ctx, conn, parsed, version, unanswered):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
-        summary = explain.explain(conn, parsed, version,
+        summary = stacks.explain(conn, parsed, version,
                                   ctx.config.placement,
                                   unanswered)['summary']
     except Exception:

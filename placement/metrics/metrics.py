@@ -31,7 +31,7 @@ MULTIPROC_ENV = 'PROMETHEUS_MULTIPROC_DIR'
 # The label values of the counters, each series created up front: a
 # scrape shows every one of them, at zero until it happens.
 RETRY_REASONS = {
-    'write': (errors.LOST_RACE, errors.DEADLOCK),
+    'write': (errors.LOST_RACE, errors.DEADLOCK, errors.ROOM_TAKEN),
     'read': (errors.DEADLOCK, errors.CONNECTION_LOST),
 }
 PHASES = ('database', 'combining', 'rendering')

@@ -19,6 +19,9 @@ transaction, in this order (the reshaper runs the same steps through
 
 Removing allocations never needs a provider lock: it can only free
 capacity.
+
+``check_room`` runs step 1 and the capacity check of step 3 alone,
+writing nothing (POST /claims checks a choice before writing it).
 """
 import collections
 import dataclasses
@@ -66,6 +69,14 @@ class ConsumerWrite:
     consumer_type: typing.Optional[str] = None
 
 
+class NewAllocation(typing.NamedTuple):
+    """One allocation row about to be written."""
+    rp_id: int
+    rc_id: int
+    amount: int
+    consumer: str
+
+
 def providers_named(writes):
     return {uuid for write in writes for uuid in write.allocations}
 
@@ -83,12 +94,7 @@ def apply(conn, writes, provider_ids, bulk=False):
     ``provider_ids`` maps (at least) every provider the writes name to
     its id; a name missing from it is a provider that does not exist.
     """
-    for consumer_write in writes:
-        for uuid in consumer_write.allocations:
-            if uuid not in provider_ids:
-                raise errors.BadRequest(
-                    "Allocation for resource provider '%s' that does not "
-                    "exist." % uuid)
+    _check_providers(writes, provider_ids)
     # A consumer given no allocations releases what it holds, and the
     # providers it releases move a generation, as upstream's do.
     released = _released_providers(conn, writes)
@@ -101,25 +107,56 @@ def apply(conn, writes, provider_ids, bulk=False):
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
-    rows = [(provider_ids[uuid], class_ids[name], amount, consumer_write.uuid)
-            for consumer_write in writes
-            for uuid, resources in consumer_write.allocations.items()
-            for name, amount in resources.items()]
+    rows = _rows(writes, provider_ids, class_ids)
     _check_capacity(conn, rows, {v: k for k, v in provider_ids.items()},
                     {v: k for k, v in class_ids.items()})
     if rows:
         now = base.now()
         conn.execute(ALLOC.insert(), [
-            {'resource_provider_id': rp_id, 'resource_class_id': rc_id,
-             'used': amount, 'consumer_id': consumer_uuid,
-             'created_at': now}
-            for rp_id, rc_id, amount, consumer_uuid in rows])
+            {'resource_provider_id': row.rp_id,
+             'resource_class_id': row.rc_id, 'used': row.amount,
+             'consumer_id': row.consumer, 'created_at': now}
+            for row in rows])
     # Exactly the providers _check_capacity read: on Galera this write to
     # each of their rows is what makes racing claims conflict at commit
     # (objects/base.py), so it must cover every provider checked.
-    for rp_id in sorted({row[0] for row in rows} | released):
+    for rp_id in sorted({row.rp_id for row in rows} | released):
         base.bump_generation(conn, rp_id, generations[rp_id])
     consumer_obj.delete(conn, [w.uuid for w in writes if not w.allocations])
+
+
+def check_room(conn, writes):
+    """Lock the providers ``writes`` name and refuse them as ``write``
+    would (the capacity 409) unless they fit beside everybody else's
+    allocations, the consumers' own released; write nothing.  A caller
+    may then choose again in the same transaction without a savepoint,
+    whose rolled-back rows Galera would still replicate."""
+    provider_ids = base.lock_providers_by_uuid(conn, providers_named(writes))
+    _check_providers(writes, provider_ids)
+    class_ids = _class_ids(conn, writes, False)
+    _check_capacity(conn, _rows(writes, provider_ids, class_ids),
+                    {v: k for k, v in provider_ids.items()},
+                    {v: k for k, v in class_ids.items()},
+                    held(conn, [w.uuid for w in writes]))
+
+
+def _check_providers(writes, provider_ids):
+    """400 for a provider ``provider_ids`` {uuid: id} lacks."""
+    for consumer_write in writes:
+        for uuid in consumer_write.allocations:
+            if uuid not in provider_ids:
+                raise errors.BadRequest(
+                    "Allocation for resource provider '%s' that does not "
+                    "exist." % uuid)
+
+
+def _rows(writes, provider_ids, class_ids):
+    """The NewAllocation rows of ``writes``."""
+    return [NewAllocation(provider_ids[uuid], class_ids[name], amount,
+                          consumer_write.uuid)
+            for consumer_write in writes
+            for uuid, resources in consumer_write.allocations.items()
+            for name, amount in resources.items()]
 
 
 def _released_providers(conn, writes):
@@ -210,47 +247,64 @@ def _where(class_name, provider_uuid):
     return "'%s' on resource provider '%s'" % (class_name, provider_uuid)
 
 
-def _check_capacity(conn, rows, provider_uuids, class_names):
+def _check_capacity(conn, rows, provider_uuids, class_names,
+                    released=None):
     """409 unless every new allocation fits its provider's inventory.
 
-    ``rows`` are the new (provider id, class id, amount, consumer) rows;
-    the consumers' previous allocations are already deleted, so the usage
-    read here is everybody else's.  Each amount must respect min_unit,
-    max_unit and step_size; all amounts together must fit in
-    (total - reserved) * allocation_ratio minus that usage.
+    ``rows`` are the NewAllocation rows; the usage read here less
+    ``released`` {(provider id, class id): amount} (the consumers' previous
+    allocations, when not deleted yet) is everybody else's.  Each amount
+    must pass the units rule, then all amounts of a (provider, class)
+    together the room rule (figures.fits_units_of, fits_room_of: the
+    rules the read path's SQL applies).
     """
     if not rows:
         return
     inventories = {}
-    for chunk in base.chunks(sorted({row[0] for row in rows})):
+    for chunk in base.chunks(sorted({row.rp_id for row in rows})):
         inventories.update(
-            ((r.resource_provider_id, r.resource_class_id), r)
-            for r in conn.execute(
+            ((inv.resource_provider_id, inv.resource_class_id), inv)
+            for inv in conn.execute(
                 sa.select(INV, figures.used(INV).label('used'))
                 .where(INV.c.resource_provider_id.in_(chunk))))
     wanted = collections.Counter()
-    for rp_id, rc_id, amount, _consumer in rows:
-        inv = inventories.get((rp_id, rc_id))
+    for row in rows:
+        key = (row.rp_id, row.rc_id)
+        inv = inventories.get(key)
         if inv is None:
             raise _cannot_allocate('Inventory for %s invalid.' % _where(
-                class_names[rc_id], provider_uuids[rp_id]))
-        if (amount < inv.min_unit or amount > inv.max_unit
-                or amount % inv.step_size):
+                class_names[row.rc_id], provider_uuids[row.rp_id]))
+        if not figures.fits_units_of(inv.min_unit, inv.max_unit,
+                                     inv.step_size, row.amount):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
                 'would violate inventory constraints.' % _where(
-                    class_names[rc_id], provider_uuids[rp_id]))
-        wanted[rp_id, rc_id] += amount
+                    class_names[row.rc_id], provider_uuids[row.rp_id]))
+        wanted[key] += row.amount
     for (rp_id, rc_id), amount in wanted.items():
         inv = inventories[rp_id, rc_id]
-        capacity = int(figures.capacity_of(inv.total, inv.reserved,
-                                           inv.allocation_ratio))
-        used = int(inv.used or 0)
-        if used + amount > capacity:
+        used = (inv.used or 0) - (released or {}).get((rp_id, rc_id), 0)
+        free_space = figures.free_of(
+            figures.capacity_of(inv.total, inv.reserved,
+                                inv.allocation_ratio), used)
+        if not figures.fits_room_of(free_space, amount):
             raise _cannot_allocate(
                 'Unable to create allocation for %s. The requested amount '
                 'would exceed the capacity.' % _where(
                     class_names[rc_id], provider_uuids[rp_id]))
+
+
+def held(conn, consumers):
+    """{(provider id, class id): amount} the ``consumers`` (uuids) hold
+    together: what writing their new allocations releases first."""
+    found = collections.Counter()
+    for chunk in base.chunks(sorted(set(consumers))):
+        for rp_id, rc_id, used in conn.execute(
+                sa.select(ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id, ALLOC.c.used)
+                .where(ALLOC.c.consumer_id.in_(chunk))):
+            found[rp_id, rc_id] += used
+    return found
 
 
 def delete_for_consumer(conn, uuid):

@@ -1,9 +1,13 @@
 """The figures of an inventory, each written once: capacity, usage and
-free space, as SQL expressions and as Python arithmetic.
+free space, as SQL expressions and as Python arithmetic; and the two
+rules an allocation of an amount must pass, units and room, in both
+forms from one expression.
 
 Every reader of capacity (claims, candidates, explain, capacity gauges,
 summaries) takes it from here, so a change of the rule (say, how
-``reserved`` counts) is made in one place.
+``reserved`` counts) is made in one place.  The read path ANDs the SQL
+forms of the rules into its statements; the write path (claims) and the
+capacity count test values already read with the Python forms.
 """
 import sqlalchemy as sa
 
@@ -67,6 +71,43 @@ def free_of(capacity, used):
 
 def times_fitting(free, amount):
     """How many allocations of ``amount`` fit one after another in
-    ``free`` (a value already read): each is allowed while what is left
-    is at least ``amount``, as the capacity check says."""
+    ``free`` (a value already read): how often ``fits_room_of`` holds,
+    taking ``amount`` each time."""
     return max(int(free // amount), 0)
+
+
+def _units(min_unit, max_unit, step_size, amount):
+    """The conditions of the units rule, columns or values alike.  The
+    multiple of ``step_size`` is a remainder of at most 0: PostgreSQL
+    guesses that an equality on an expression holds for 0.5 % of the
+    rows (an inequality a third), and with the other guessed conditions
+    of two classes expected a handful of inventory rows for thousands."""
+    return (min_unit <= amount, max_unit >= amount,
+            amount % step_size <= 0)
+
+
+def fits_units(inventory, amount):
+    """Whether one allocation of ``amount`` (an int or an expression)
+    respects an inventory row's min_unit, max_unit and step_size, as
+    SQL."""
+    if isinstance(amount, int):
+        amount = sa.literal(amount)
+    return sa.and_(*_units(inventory.c.min_unit, inventory.c.max_unit,
+                           inventory.c.step_size, amount))
+
+
+def fits_units_of(min_unit, max_unit, step_size, amount):
+    """``fits_units`` of values already read."""
+    return all(_units(min_unit, max_unit, step_size, amount))
+
+
+def fits_room(inventory, used_expr, amount):
+    """Whether ``amount`` more fits an inventory row's capacity, given
+    the expression ``used_expr`` of its usage (may be NULL), as SQL."""
+    return fits_room_of(free(inventory, used_expr), amount)
+
+
+def fits_room_of(free_space, amount):
+    """Whether ``amount`` more fits in ``free_space`` (``free_of``, or
+    ``free`` as SQL): what is left must be at least the amount."""
+    return free_space >= amount

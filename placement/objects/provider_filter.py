@@ -140,37 +140,10 @@ def in_tree_of_clause(root_id, uuid):
     return root_id == _root_of(uuid).scalar_subquery()
 
 
-def units_clause(inventory, amount):
-    """Whether one allocation of ``amount`` (an int or an expression)
-    respects an inventory row's min_unit, max_unit and step_size."""
-    if isinstance(amount, int):
-        amount = sa.literal(amount)
-    return sa.and_(inventory.c.min_unit <= amount,
-                   inventory.c.max_unit >= amount,
-                   _multiple_of(amount, inventory.c.step_size))
-
-
-def _multiple_of(amount, step_size):
-    """Whether ``amount`` is a multiple of ``step_size`` (both positive),
-    written as a remainder of at most 0: PostgreSQL guesses that an
-    equality on an expression holds for 0.5 % of the rows (an inequality
-    a third), so with the other guessed conditions of two classes it
-    expected a handful of inventory rows for thousands and joined them to
-    the providers by a loop over every provider for each of them."""
-    return amount % step_size <= 0
-
-
-def room_clause(inventory, used, amount):
-    """Whether ``amount`` more fits an inventory row's capacity, given the
-    expression ``used`` of what is already allocated from it (may be
-    NULL)."""
-    return figures.free(inventory, used) >= amount
-
-
 def fits_clause(inventory, used, amount):
     """Whether ``amount`` more of an inventory row can be allocated."""
-    return sa.and_(units_clause(inventory, amount),
-                   room_clause(inventory, used, amount))
+    return sa.and_(figures.fits_units(inventory, amount),
+                   figures.fits_room(inventory, used, amount))
 
 
 def capacity_clause(provider_id, rc_id, amount):

@@ -11,6 +11,7 @@ from placement.handlers import aggregate
 from placement.handlers import allocation
 from placement.handlers import allocation_candidate
 from placement.handlers import capacity
+from placement.handlers import claims
 from placement.handlers import inventory
 from placement.handlers import reshaper
 from placement.handlers import resource_class
@@ -97,6 +98,8 @@ OWN_ROUTES = {
         'GET': capacity.show_capacity,
         'POST': capacity.count_shapes,
     },
+    # Choose and write allocations in one call.
+    '/claims': {'POST': claims.claim},
     # The whole cloud in one read, and the provider list a page at a time.
     '/summary': {'GET': summary.get_summary},
     '/summary/providers': {'GET': summary.list_provider_page},

@@ -7,6 +7,7 @@ import webob
 
 from placement import errors
 from placement.candidates import capacity
+from placement.candidates import stacks
 from placement.candidates import query
 from placement.schemas import capacity as schema
 from placement.web import environ_keys
@@ -43,7 +44,7 @@ def parse_all(named, version):
 
 
 def count(database, parsed, version):
-    """capacity.count's answer for ``parsed`` shapes, in one read."""
+    """The capacity count's answer for ``parsed`` shapes, in one read."""
     # The engine runs once per shape, with as many small objects.
     with gc_pause.collection_paused():
-        return database.read(capacity.count, parsed, version)
+        return database.read(stacks.count_capacity, parsed, version)

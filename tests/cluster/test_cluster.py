@@ -126,6 +126,55 @@ def test_galera_multi_writer_no_over_commit(galera, dataset, capsys):
     assert figures['refused_409'] + figures['no_candidates'] > 0
 
 
+def test_galera_post_claims_take_exactly_the_free_slots(galera):
+    """Callers claim one slot each through POST /claims, spread over the
+    three nodes' API processes: certification orders them, and exactly
+    the free slots are granted, the others refused as no-fit."""
+    slots = (3, 3, 2, 1, 1)
+    with _on_cluster(galera) as svc:
+        data = stress_setup.DataSet()
+        with httpx.Client(base_url=svc.url, headers=stress_setup.HEADERS,
+                          timeout=30) as http:
+            for index, free in enumerate(slots):
+                data.provider(http, 'cn%d' % index, {'VCPU': {'total': free}})
+        consumers = [str(uuid.uuid4()) for _ in range(24)]
+        barrier = threading.Barrier(len(consumers))
+        answers = {}
+
+        def claim(index, consumer):
+            with httpx.Client(base_url=svc.urls[index % len(svc.urls)],
+                              headers=stress_setup.HEADERS,
+                              timeout=120) as http:
+                barrier.wait()
+                answers[consumer] = http.post('/claims', json={
+                    'shape': 'resources=VCPU:1', 'consumers': {consumer: {
+                        'project_id': stress_setup.PROJECT,
+                        'user_id': stress_setup.USER,
+                        'consumer_generation': None,
+                        'consumer_type': 'INSTANCE'}}})
+
+        threads = [threading.Thread(target=claim, args=item)
+                   for item in enumerate(consumers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        ledger = stress_load.Ledger()
+        for consumer, response in answers.items():
+            if response.status_code == 200:
+                ledger.certain(consumer, stress_load.state_of(
+                    response.json()['allocations'][consumer]['allocations']))
+            else:
+                ledger.certain(consumer, stress_load.EMPTY)
+        check = stress_check.check_database(_synced_url(svc.db_url), ledger)
+    assert check.ok, (check.over_committed, check.wrong)
+    statuses = collections.Counter(r.status_code for r in answers.values())
+    assert statuses == {200: sum(slots), 409: len(consumers) - sum(slots)}, (
+        [r.text for r in answers.values() if r.status_code not in (200, 409)])
+    assert all(r.json()['errors'][0]['code'] == 'placement.claims.no_fit'
+               for r in answers.values() if r.status_code == 409)
+
+
 def test_galera_node_killed_mid_load(galera, capsys):
     victim = galera.nodes[-1]
     with _on_cluster(galera) as svc:

@@ -16,8 +16,8 @@ from support.random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
-from placement.candidates import pipeline
 from placement.candidates import query
+from placement.candidates import stacks
 
 
 # -- one rule at a time ------------------------------------------------------
@@ -325,8 +325,8 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
                                          microversions.MAX)
     with world.engine.connect() as conn:
-        reading, _ = pipeline.search(conn, parsed, microversions.MAX,
-                                     explain=True)
+        reading = stacks.read(conn, parsed, microversions.MAX,
+                              stacks.EVERY_TREE)
         facts = explain_mod.census(conn, reading, parsed)
         reading.close()
     by_id = {info['id']: info for info in world.providers.values()}

@@ -19,9 +19,9 @@ import webob.multidict
 from urllib import parse
 
 from placement import microversions
-from placement.candidates import pipeline
 from placement.candidates import query
 from placement.candidates import query_filters
+from placement.candidates import stacks
 from placement.data import tables
 from placement.objects import provider_page
 from placement.objects import resource_provider
@@ -198,7 +198,7 @@ def _candidates(query_string, conf):
     parsed = query.parse_candidate_query(_params(query_string), LATEST)
 
     def run(conn):
-        answer = pipeline.list_candidates(
+        answer = stacks.list_candidates(
             conn, parsed, LATEST, conf.placement)
         assert answer.count, query_string
     return run
@@ -260,10 +260,10 @@ def test_limit_stops_reading_early(placement_db):
 
     def measure():
         with placement_db.reader() as conn:
-            reader, _ = pipeline.search(conn, parsed, LATEST)
+            reader = stacks.read(conn, parsed, LATEST, stacks.LIST)
             assert len(list(itertools.islice(reader.trees(), 5))) == 5
             reader.close()
-            reader, _ = pipeline.search(conn, parsed, LATEST)
+            reader = stacks.read(conn, parsed, LATEST, stacks.LIST)
             work = counter.count(conn, lambda conn: list(
                 itertools.islice(reader.trees(), 5)))
             reader.close()

@@ -20,9 +20,9 @@ import webob.multidict
 from support.helpers import SHARING, get_candidates
 from support.random_clouds import group_st, over_http, provider_st
 from placement import microversions
-from placement.candidates import pipeline
 from placement.candidates import query
 from placement.candidates import ranking
+from placement.candidates import stacks
 from placement.candidates import statements
 from placement.candidates import weigh
 from placement.data import tables
@@ -181,8 +181,8 @@ def read_band_by_band(world, params):
                                          microversions.MAX)
     conf = types.SimpleNamespace(max_allocation_candidates=0)
     with world.engine.connect() as conn:
-        reading, _ = pipeline.search(conn, parsed, microversions.MAX,
-                                     whole=True)
+        reading = stacks.read(conn, parsed, microversions.MAX,
+                              stacks.WHOLE)
         reading.close()
     return ranking.applies(parsed, reading, conf)
 

@@ -78,6 +78,7 @@ ROUTE_URLS = {
     '/summary': '/summary',
     '/summary/providers': '/summary/providers',
     '/capacity': '/capacity?resources=VCPU:1',
+    '/claims': '/claims',
 }
 # The routes whose writes take a JSON body.
 JSON_WRITES = [
@@ -85,7 +86,7 @@ JSON_WRITES = [
     ('PUT', INV + '/VCPU'), ('PUT', RP_URL + '/aggregates'),
     ('PUT', RP_URL + '/traits'), ('POST', '/resource_classes'),
     ('PUT', ALLOC), ('POST', '/allocations'), ('POST', '/reshaper'),
-    ('POST', '/capacity'),
+    ('POST', '/capacity'), ('POST', '/claims'),
 ]
 BAD_BODIES = {
     'malformed': (b'{"a": ', 'application/json', 400),

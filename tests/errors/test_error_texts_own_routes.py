@@ -14,6 +14,8 @@ from placement.web import router
 GROUP_KEYS = ', '.join('%s plus an optional group suffix' % prefix for prefix
                        in ('resources', 'required', 'member_of', 'in_tree'))
 UUID = 'c0ffee00-0000-4000-8000-00000000ea01'
+CONSUMERS = {UUID: {'project_id': 'p', 'user_id': 'u',
+                    'consumer_generation': None, 'consumer_type': 'INSTANCE'}}
 
 # (method, path, version, body, the sentence)
 CASES = {
@@ -63,6 +65,39 @@ CASES = {
     'capacity-get-required': (
         'GET', '/capacity?limit=1', '1.24', None,
         'Query parameter resources is required.'),
+    'claims-missing': (
+        'POST', '/claims', 'latest', {'shape': 'resources=VCPU:1'},
+        'Body field /consumers is required.'),
+    'claims-roots': (
+        'POST', '/claims', 'latest',
+        {'shape': 'resources=VCPU:1', 'consumers': CONSUMERS,
+         'roots': 'apart'},
+        'Body field /roots must be one of any, distinct, same.'),
+    'claims-no-consumers': (
+        'POST', '/claims', 'latest',
+        {'shape': 'resources=VCPU:1', 'consumers': {}},
+        'Body field /consumers must be an object of 1 to 1000 entries.'),
+    'claims-alternates': (
+        'POST', '/claims', 'latest',
+        {'shape': 'resources=VCPU:1', 'consumers': CONSUMERS,
+         'alternates': 11},
+        'Body field /alternates must be an integer from 0 to 10.'),
+    'claims-consumer': (
+        'POST', '/claims', 'latest',
+        {'shape': 'resources=VCPU:1', 'consumers': {'me': {}}},
+        "Body field /consumers has the key 'me', but its keys must be a UUID"
+        ' (36 hex digits and dashes).'),
+    'claims-consumer-type-before-its-version': (
+        'POST', '/claims', '1.37',
+        {'shape': 'resources=VCPU:1', 'consumers': CONSUMERS},
+        'Body field /consumers/%s/consumer_type is not allowed; allowed:'
+        ' consumer_generation, project_id, user_id.' % UUID),
+    'claims-shape-query': (
+        'POST', '/claims', 'latest',
+        {'shape': 'resources=VCPU:1&bogus=1', 'consumers': CONSUMERS},
+        # As GET /capacity words its query.
+        'Query parameter bogus is not allowed; allowed: group_policy, limit,'
+        ' root_required, same_subtree, ' + GROUP_KEYS + '.'),
     'explain-unknown': (
         'GET', '/allocation_candidates/explain?resources=VCPU:1'
         '&required=CUSTOM_T', '1.16', None,

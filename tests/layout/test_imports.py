@@ -237,3 +237,80 @@ def test_callers_ask_the_check_never_its_kind():
                     for side in (node.left, *node.comparators)):
                 found.append('%s:%d' % (name, node.lineno))
     assert not found
+
+
+# A namedtuple's own API, public despite its underscore.
+NAMEDTUPLE_API = {'_replace', '_asdict', '_fields', '_make'}
+
+
+def test_no_module_reads_another_modules_private_names():
+    """A leading underscore is a module's or an object's own: no module
+    imports ``_name`` from another, reads ``module._name``, or reaches
+    into an object other than ``self``/``cls``/``super()``."""
+    found = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                private = [alias.name for alias in node.names
+                           if alias.name.startswith('_')
+                           and not alias.name.startswith('__')]
+                if private:
+                    found.append('%s:%d %s' % (name, node.lineno, private))
+            elif (isinstance(node, ast.Attribute)
+                    and node.attr.startswith('_')
+                    and not node.attr.startswith('__')
+                    and node.attr not in NAMEDTUPLE_API
+                    and not (isinstance(node.value, ast.Name)
+                             and node.value.id in ('self', 'cls'))
+                    and not (isinstance(node.value, ast.Call)
+                             and isinstance(node.value.func, ast.Name)
+                             and node.value.func.id == 'super')):
+                found.append('%s:%d %s' % (name, node.lineno,
+                                           ast.unparse(node)))
+    assert not found
+
+
+def test_each_use_of_the_engine_is_declared_in_the_stacks():
+    """The uses (list, explain, capacity, ...) are declared in
+    candidates/stacks.py only: no other module builds a read plan or a
+    reader of its own, so a use is never a flag on a shared object."""
+    found = []
+    for name, path in MODULES.items():
+        if name in ('placement.candidates.stacks',
+                    'placement.candidates.reader'):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ('Plan', 'RequestSearch')):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found
+
+
+_UNIT_FIELDS = {'min_unit', 'max_unit', 'step_size'}
+
+
+def _names_a_unit_field(node):
+    return (isinstance(node, ast.Attribute) and node.attr in _UNIT_FIELDS
+            or isinstance(node, ast.Name) and node.id in _UNIT_FIELDS)
+
+
+def test_the_units_rule_is_written_once():
+    """min_unit, max_unit and step_size are compared (or divided by) in
+    objects/figures.py only, where the units rule has its SQL and Python
+    forms side by side: the read path and the write path cannot drift
+    apart."""
+    found = []
+    for name, path in MODULES.items():
+        if name == 'placement.objects.figures':
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare):
+                sides = (node.left, *node.comparators)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                sides = (node.left, node.right)
+            else:
+                continue
+            if any(map(_names_a_unit_field, sides)):
+                found.append('%s:%d' % (name, node.lineno))
+    assert not found

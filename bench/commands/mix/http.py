@@ -36,6 +36,7 @@ from bench.common import web
 from bench.common import scratch
 from bench.common import serving
 from bench.common.cloud import Cloud
+from bench.commands.mix import traffic
 from bench.commands.mix.traffic import Http, Mix
 
 
@@ -118,26 +119,8 @@ def add_arguments(parser):
     parser.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
                         '(default: SQLite)')
     parser.add_argument('--workers', type=int, default=2)
-    parser.add_argument('--computes', type=int, default=10000)
-    parser.add_argument('--nested', type=float, default=0.2,
-                        help='share of nested compute nodes')
-    parser.add_argument('--sharing', type=float, default=0.1,
-                        help='share of nodes with sharing disk')
-    parser.add_argument('--refresh', type=float, default=300.0,
-                        help='seconds between refreshes of one node')
-    parser.add_argument('--inventory-change', type=float, default=0.02,
-                        help='share of refreshes that PUT an inventory')
-    parser.add_argument('--creates', type=float, default=10.0)
-    parser.add_argument('--moves', type=float, default=1.0)
-    parser.add_argument('--deletes', type=float, default=8.0)
+    traffic.add_schedule_arguments(parser)
     parser.add_argument('--duration', type=float, default=60.0)
-    parser.add_argument('--warmup', type=float, default=10.0)
-    parser.add_argument('--drain', type=float, default=15.0,
-                        help='seconds to wait after the end for answers to '
-                        'requests already sent (default %(default)s); the '
-                        'rest are reported as unanswered')
-    parser.add_argument('--threads', type=int, default=48,
-                        help='client threads sending the schedule')
     parser.add_argument('--port-range', default='20900-20999')
     parser.add_argument('--json', help='append results to this file')
     parser.add_argument('--markdown', action='store_true')

@@ -21,6 +21,34 @@ CANDIDATE_LIMIT = 1000
 FLAVOR = {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 20}
 
 
+def add_schedule_arguments(parser, **defaults):
+    """The options of the cloud and the schedule a Mix sends, shared by
+    mix http and swap; ``defaults`` {option dest: value} are theirs."""
+    chosen = dict(refresh=300.0, creates=10.0, moves=1.0, deletes=8.0,
+                  drain=15.0, threads=48)
+    chosen.update(defaults)
+    parser.add_argument('--computes', type=int, default=10000)
+    parser.add_argument('--nested', type=float, default=0.2,
+                        help='share of nested compute nodes')
+    parser.add_argument('--sharing', type=float, default=0.1,
+                        help='share of nodes with sharing disk')
+    parser.add_argument('--refresh', type=float, default=chosen['refresh'],
+                        help='seconds between refreshes of one node '
+                        '(default %(default)s)')
+    parser.add_argument('--inventory-change', type=float, default=0.02,
+                        help='share of refreshes that PUT an inventory')
+    parser.add_argument('--creates', type=float, default=chosen['creates'])
+    parser.add_argument('--moves', type=float, default=chosen['moves'])
+    parser.add_argument('--deletes', type=float, default=chosen['deletes'])
+    parser.add_argument('--warmup', type=float, default=10.0)
+    parser.add_argument('--drain', type=float, default=chosen['drain'],
+                        help='seconds to wait after the end for answers to '
+                        'requests already sent (default %(default)s); the '
+                        'rest are reported as unanswered')
+    parser.add_argument('--threads', type=int, default=chosen['threads'],
+                        help='client threads sending the schedule')
+
+
 # --------------------------------------------------------------------------
 # HTTP, one keep-alive connection per thread
 

@@ -184,23 +184,14 @@ def add_arguments(parser):
                         or '/usr/sbin/haproxy')
     parser.add_argument('--workers', type=int, default=2,
                         help='worker processes per node')
-    parser.add_argument('--computes', type=int, default=10000)
-    parser.add_argument('--nested', type=float, default=0.2)
-    parser.add_argument('--sharing', type=float, default=0.1)
-    parser.add_argument('--refresh', type=float, default=1800.0,
-                        help='seconds between refreshes of one node '
-                        '(upstream cannot serve the 300 s of the mix at '
-                        '10,000 computes on 2 cores)')
-    parser.add_argument('--inventory-change', type=float, default=0.02)
-    parser.add_argument('--creates', type=float, default=0.5)
-    parser.add_argument('--moves', type=float, default=0.05)
-    parser.add_argument('--deletes', type=float, default=0.4)
+    # Upstream cannot serve the 300 s refresh of the mix at 10,000
+    # computes on 2 cores.
+    traffic.add_schedule_arguments(
+        parser, refresh=1800.0, creates=0.5, moves=0.05, deletes=0.4,
+        drain=60.0, threads=32)
     parser.add_argument('--node-hold', type=float, default=60.0,
                         help='seconds each swapped node serves before the '
                         'next swap (also before the first)')
-    parser.add_argument('--warmup', type=float, default=10.0)
-    parser.add_argument('--drain', type=float, default=60.0)
-    parser.add_argument('--threads', type=int, default=32)
     parser.add_argument('--port-range', default='20850-20899')
     parser.add_argument('--json', help='write the result here')
     parser.add_argument('--keep', action='store_true')

@@ -1,0 +1,189 @@
+"""The steps of POST /claims (stacks.claim composes them, in one write
+transaction): choose one candidate per consumer (claim_choice.py), check
+the choice and write it through the allocation write path
+(objects/allocation.py: its provider locks in id order, consumer
+generations and capacity check), all or nothing.
+
+The candidates are read before the providers are locked, so a writer
+committing in between may take the room a choice counted on.  So the
+choice is first checked under the providers' locks by the write path's
+own capacity check (``allocation.check_room``, which writes nothing);
+refused, it is made again from what is now committed (at READ
+COMMITTED every statement sees the latest commits), until
+``TIME_BOUND`` has passed; accepted, it is written.  Nothing written is
+ever rolled back within the transaction: Galera would replicate the
+rows of a rolled-back savepoint.  On SQLite the transaction holds the
+database's one write lock from its start, so the read is current and
+no choice is refused.  The locks of refused choices are held to the end
+of the transaction, so a next choice may lock out of id order and
+deadlock with another claim: the database's deadlock ends the whole
+transaction, which data/db.py runs again.
+
+A group that does not fit is the no-fit 409, worded as the explanation
+of the shape sums it up.
+"""
+import dataclasses
+import time
+
+from placement import errors
+from placement import microversions
+from placement.candidates import claim_choice
+from placement.metrics import metrics
+from placement.objects import allocation as alloc_obj
+from placement.objects import consumer as consumer_obj
+
+# Seconds a claim keeps choosing again after concurrent writers took the
+# room of its choice.
+TIME_BOUND = 10.0
+# The candidates read first per consumer, and at least.
+FIRST_READ_PER_CONSUMER = 4
+FIRST_READ = 20
+
+
+@dataclasses.dataclass
+class Claim:
+    """What POST /claims asks: the parsed ``shape`` (a CandidateQuery),
+    the consumers as ConsumerWrite values (their allocations are chosen
+    here), the ``roots`` rule, the ``order`` and how many ``alternates``
+    to return per consumer."""
+    shape: object
+    consumers: list
+    roots: str
+    order: str
+    alternates: int
+
+
+class Deadline:
+    """How long a claim keeps choosing again after concurrent writers
+    took the room of its choice (``TIME_BOUND`` from its start)."""
+
+    def __init__(self):
+        self.at = time.monotonic() + TIME_BOUND
+
+    def again(self):
+        """Count one more choice made again; 409 once past the bound."""
+        metrics.count_retry('write', errors.ROOM_TAKEN)
+        if time.monotonic() > self.at:
+            raise errors.Conflict(
+                'Concurrent claims kept taking the room chosen; try '
+                'again.', code=errors.CONCURRENT_UPDATE,
+                kind=errors.CONCURRENT)
+
+
+def first_read(request):
+    """How many candidates to read first for ``request``: a few per
+    consumer, or every one when alternates are asked (they are the
+    best of all that are left)."""
+    if request.alternates:
+        return None
+    return max(FIRST_READ, FIRST_READ_PER_CONSUMER * len(request.consumers))
+
+
+def choose(conn, request, listing):
+    """The index in ``listing.options`` of each consumer's choice, or
+    None when the group does not fit (claim_choice.choose); what the
+    consumers hold now counts as free for them."""
+    free = _released(listing.free, alloc_obj.held(
+        conn, [consumer.uuid for consumer in request.consumers]))
+    return claim_choice.choose(listing.options, free,
+                               len(request.consumers), request.roots,
+                               request.order)
+
+
+def no_fit(summary):
+    """The 409 of a group that does not fit, worded as the explanation's
+    ``summary`` of the shape."""
+    return errors.Conflict(summary, code=errors.CLAIM_NO_FIT,
+                           kind=errors.CAPACITY)
+
+
+def writes_fitting(conn, request, listing, chosen):
+    """The ConsumerWrite values of the ``chosen`` options, once the write
+    path's own capacity check passed them under the providers' locks
+    (allocation.check_room, which writes nothing); None when a
+    concurrent writer took the room."""
+    writes = [dataclasses.replace(
+        consumer, allocations=_named(listing, listing.options[index]))
+        for consumer, index in zip(request.consumers, chosen)]
+    try:
+        alloc_obj.check_room(conn, writes)
+    except errors.Conflict as error:
+        if not error.lacks_room:
+            raise
+        return None
+    return writes
+
+
+def write(conn, request, version, listing, chosen, writes):
+    """Write ``writes`` (checked: the write cannot be refused the room)
+    and answer POST /claims' 200 body."""
+    alloc_obj.write(conn, writes)
+    return _answer(conn, request, version, listing, chosen)
+
+
+def _released(free, held):
+    """``free`` {rp: {rc: free space}} with what the consumers hold now
+    added back: their new allocations replace it (the candidates are
+    still those listed with it in use)."""
+    if not held:
+        return free
+    free = {rp: dict(amounts) for rp, amounts in free.items()}
+    for (rp, rc), amount in held.items():
+        if rc in free.get(rp, {}):
+            free[rp][rc] += amount
+    return free
+
+
+def _named(listing, option):
+    """{provider uuid: {class name: amount}} of an Option."""
+    uuids, names = listing.uuids, listing.rc_names
+    return {uuids[rp]: {names[rc]: amount for rc, amount in amounts.items()}
+            for rp, amounts in option.allocations.items()}
+
+
+def _answer(conn, request, version, listing, chosen):
+    consumers = [consumer.uuid for consumer in request.consumers]
+    generations = consumer_obj.generations(conn, consumers)
+    allocations = {}
+    for uuid, index in zip(consumers, chosen):
+        option = listing.options[index]
+        allocations[uuid] = {
+            'allocations': _resources(_named(listing, option)),
+            'consumer_generation': generations[uuid],
+            'root': listing.uuids[option.root]}
+    alternates = _alternates(listing, chosen, request, version)
+    return {'allocations': allocations,
+            'alternates': {uuid: alternates for uuid in consumers}}
+
+
+def _resources(named):
+    return {uuid: {'resources': amounts} for uuid, amounts in named.items()}
+
+
+def _alternates(listing, chosen, request, version):
+    """The next best candidates none of the consumers got that still fit
+    beside the claims (with ``same``, in the group's tree; with
+    ``distinct``, in none of its trees), as GET /allocation_candidates
+    renders an allocation request."""
+    if not request.alternates:
+        return []
+    options = listing.options
+    taken = {options[index].root for index in chosen}
+    room = claim_choice.room_after(options, listing.free, chosen)
+    chosen = set(chosen)
+    found = []
+    for index, option in enumerate(options):
+        if len(found) == request.alternates:
+            break
+        if index in chosen or not room.fits(option) \
+                or not claim_choice.root_allowed(request.roots, option.root,
+                                                 taken):
+            continue
+        entry = {'allocations': _resources(_named(listing, option))}
+        if version >= microversions.MAPPINGS:
+            uuids = listing.uuids
+            entry['mappings'] = {suffix: [uuids[rp] for rp in providers]
+                                 for suffix, providers
+                                 in option.mappings.items()}
+        found.append(entry)
+    return found

@@ -1,0 +1,60 @@
+"""What POST /claims chooses from: the candidates of one shape, best
+first, each with the root of its tree, and the free space the reader
+saw (stacks.claim lists them with the list's own steps, every tree
+read: a group of consumers may need more of the cloud than one answer's
+``limit``)."""
+import dataclasses
+import typing
+
+import sqlalchemy as sa
+
+from placement.candidates import lookup
+from placement.data import tables
+
+RP = tables.resource_providers
+
+
+class Option(typing.NamedTuple):
+    """One candidate: ``allocations`` {rp: {rc: amount}}, ``mappings``
+    {suffix: (rp, ...)} and the ``root`` of its tree (sharing providers
+    aside, as weigh.anchor says)."""
+    allocations: dict
+    mappings: dict
+    root: int
+
+
+@dataclasses.dataclass
+class Listing:
+    """The candidates best first; ``free`` {rp: {rc: free space}} of the
+    providers read; ``uuids`` {rp: uuid} and ``rc_names`` {rc: name} to
+    render them with."""
+    options: list
+    free: dict
+    uuids: dict
+    rc_names: dict
+
+
+class Ordered:
+    """The [placement] group, but for ``candidate_order``, which the
+    request names."""
+
+    def __init__(self, conf, order):
+        self._conf = conf
+        self.candidate_order = order
+
+    def __getattr__(self, name):
+        return getattr(self._conf, name)
+
+
+def listing(conn, reading, options):
+    """The Listing of ``options`` best first, from the ``reading`` they
+    were combined from."""
+    uuids = dict(reading.uuids)
+    missing = {option.root for option in options} - uuids.keys()
+    if missing:
+        # A root passing none of the shape's filters is not read.
+        uuids.update((rp, uuid) for rp, uuid in lookup.rows_for(
+            conn, sa.select(RP.c.id, RP.c.uuid), missing, RP.c.id)
+            if rp in missing)
+    return Listing(options, reading.free_space(), uuids,
+                   reading.names.rc_names)

@@ -1,0 +1,202 @@
+"""Every use of the engine, declared here as the steps it runs in order,
+and nowhere else (as Nomad's scheduler declares its stacks of
+iterators): a new use is one more declaration, never a flag.
+
+The steps, and what each hands on:
+
+    read      the trees' rows, as a Plan says     reader.py, statements.py
+    assemble  rows -> candidate_search.Tree       reader.RequestSearch.trees
+    combine   trees -> candidates                 candidate_search.py
+    weigh     candidates -> ordered by score      weigh.py, ranking.py
+    limit     the first N, or a random sample     pipeline.py
+    render    candidates -> response JSON         render.py, summaries.py
+    census    providers -> the check each fails   explain.py
+    fill      trees -> instances placed in turn   filling.py, capacity.py
+
+The uses:
+
+    list      read(LIST) -> assemble -> combine -> limit -> render
+    weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
+              with a limit, bounds first, then read -> assemble -> combine
+              band by band as the weights need (ranking.py)
+    explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
+              -> weigh -> words; after an empty list, the list's own
+              trees (not read again)
+    capacity  per shape read(ROOMS) -> assemble (shapes alike but for
+              their amounts: one read, alike.py) -> fill -> per
+              aggregate -> stranded
+    claim     the list's read -> assemble -> combine -> weigh or limit
+              (the order asked; as many candidates as the group likely
+              needs, then all) -> choose -> check room -> write; from
+              the read again while concurrent writers take the room
+              chosen; no fit: explain's summary
+"""
+import dataclasses
+import functools
+import itertools
+
+from placement.candidates import candidate_search
+from placement.candidates import capacity as capacity_mod
+from placement.candidates import claiming
+from placement.candidates import claims
+from placement.candidates import checks as checks_mod
+from placement.candidates import explain as explain_mod
+from placement.candidates import names as names_mod
+from placement.candidates import pipeline
+from placement.candidates import ranking
+from placement.candidates import reader
+from placement.candidates import render
+from placement.candidates import summaries as summaries_mod
+from placement.candidates import tree_rules
+from placement.candidates import weigh
+
+# The plans of the read step.  LIST may stop at the limit, reading
+# MySQL's and PostgreSQL's trees in pages; WHOLE reads every tree (the
+# weigh stage orders them all before the first candidate); EVERY_TREE
+# also those root_required keeps out (explain counts them); ROOMS every
+# tree with each class's free space (the capacity count).
+LIST = reader.Plan(paged=True, stops_early=True, root_filtered=True,
+                   rooms=False)
+WHOLE = reader.Plan(paged=False, stops_early=True, root_filtered=True,
+                    rooms=False)
+EVERY_TREE = reader.Plan(paged=False, stops_early=False, root_filtered=False,
+                         rooms=False)
+ROOMS = reader.Plan(paged=False, stops_early=False, root_filtered=True,
+                    rooms=True)
+
+
+def read(conn, query, version, plan, served=None):
+    """The read step: a reader.RequestSearch of ``query`` by ``plan``;
+    ``served`` (reader.served), when read already in this transaction."""
+    names = names_mod.Names(conn, query)
+    if served is None:
+        served = reader.served(conn, names)
+    return reader.RequestSearch(conn, query, version, names, served, plan)
+
+
+def list_candidates(conn, query, version, conf):
+    """GET /allocation_candidates: the pipeline.Answer to a parsed
+    CandidateQuery; ``conf`` is the [placement] group."""
+    weighed = pipeline.weighing(conf)
+    reading = read(conn, query, version, WHOLE if weighed else LIST)
+    request = reading.request()
+    rendering = render.Rendering(version, reading.names.rc_names,
+                                 reading.uuids)
+    maps_only = not all(group.amounts for group in request.groups)
+    chosen, kept = _in_order(query, reading, request, conf)
+    for candidate in chosen:
+        rendering.add(candidate)
+        if maps_only:
+            rendering.map_only(candidate)
+    reading.close()
+    summaries = summaries_mod.summaries(conn, reading, rendering.providers)
+    answer = pipeline.Answer(rendering.finish(summaries), rendering.count)
+    if kept is not None and kept.trees is not None \
+            and not query.root_required:
+        # Without root_required the list read every tree explain would
+        # (band by band it may not have: explain reads them itself).
+        answer.unanswered = pipeline.Unanswered(reading, request, kept.trees)
+    return answer
+
+
+def _in_order(query, reading, request, conf):
+    """(The candidates of the answer to ``query``, in its order: the
+    weigh stage's, band by band with a limit, or the limit step's; the
+    pipeline.Kept trees they came from, None band by band)."""
+    if pipeline.weighing(conf) and ranking.applies(query, reading, conf):
+        return _in_bands(reading, request, conf, query.limit), None
+    kept = pipeline.Kept(reading.trees())
+    return pipeline.rank(kept.watch(pipeline.combine(request, kept, conf)),
+                         query.limit, conf, reading), kept
+
+
+def _in_bands(reading, request, conf, limit):
+    """The weighed list with a limit: the trees read and combined band by
+    band, as far as the weights need (ranking.Bands)."""
+    bands = ranking.Bands(reading, request, conf, limit)
+    for roots in bands.wanted():
+        bands.took(candidate_search.candidates(request, reading.trees(roots)),
+                   reading)
+    return bands.chosen()
+
+
+def explain(conn, query, version, conf, unanswered=None):
+    """GET /allocation_candidates/explain: the JSON body for a parsed
+    CandidateQuery; ``unanswered`` is the list's pipeline.Unanswered when
+    it found nothing (its trees are not read again)."""
+    if unanswered is None:
+        reading = read(conn, query, version, EVERY_TREE)
+        request = reading.request()
+        trees = list(reading.trees())
+        reading.close()
+    else:
+        reading, request, trees = (unanswered.reading, unanswered.request,
+                                   unanswered.trees)
+    facts = explain_mod.census(conn, reading, query)
+    rules = tree_rules.stack(request, checks_mod.root_required(query))
+    dropped, count = explain_mod.dropped(
+        request, trees, facts, rules, explain_mod.cap(query, conf),
+        searched=unanswered is not None)
+    if request.sharing.roots and unanswered is None:
+        # A candidate of sharing providers only comes once, from the
+        # first tree they serve: the list's own count.
+        count = sum(1 for _ in itertools.islice(pipeline.combine(
+            request, facts.rooted(trees), conf), query.limit))
+    weighed = None
+    if pipeline.weighing(conf):
+        # After an empty list, the list weighed these trees already.
+        weighed = [] if unanswered is not None else list(itertools.islice(
+            weigh.ranked(pipeline.combine(request, facts.rooted(trees),
+                                          conf), reading, conf),
+            query.limit))
+    return explain_mod.body(query, reading, facts, rules, dropped, count,
+                            weighed, conf)
+
+
+def count_capacity(conn, shapes, version):
+    """GET and POST /capacity: capacity.count of ``shapes`` {name:
+    CandidateQuery}, each read by the ROOMS plan."""
+    return capacity_mod.count(conn, shapes, version,
+                              functools.partial(read, plan=ROOMS))
+
+
+def claim(conn, request, version, conf):
+    """POST /claims: the 200 body for ``request`` (a claiming.Claim);
+    ``conf`` is the [placement] group.  The candidates are read as far
+    as the choice is likely to need (claiming.first_read), all of them
+    when that was not enough."""
+    deadline = claiming.Deadline()
+    wanted = claiming.first_read(request)
+    ordered = claims.Ordered(conf, request.order)
+    while True:
+        listing = _best_first(conn, dataclasses.replace(
+            request.shape, limit=wanted), version, ordered)
+        chosen = claiming.choose(conn, request, listing)
+        if chosen is None and wanted is not None \
+                and len(listing.options) == wanted:
+            wanted = None
+            continue
+        if chosen is None:
+            raise claiming.no_fit(
+                explain(conn, request.shape, version, conf)['summary'])
+        writes = claiming.writes_fitting(conn, request, listing, chosen)
+        if writes is not None:
+            return claiming.write(conn, request, version, listing, chosen,
+                                  writes)
+        deadline.again()
+
+
+def _best_first(conn, query, version, conf):
+    """The claims.Listing of the candidates of ``query`` (its ``limit``
+    first, if any) in the order ``conf`` names, as the list orders
+    them."""
+    reading = read(conn, query, version,
+                   WHOLE if pipeline.weighing(conf) else LIST)
+    request = reading.request()
+    found, _ = _in_order(query, reading, request, conf)
+    # A candidate's rows are read by the time it comes: its root is known.
+    options = [claims.Option(*candidate, weigh.anchor(
+        candidate, reading.roots, reading.sharing.roots))
+        for candidate in found]
+    reading.close()
+    return claims.listing(conn, reading, options)
