@@ -15,6 +15,8 @@ group is refused: small groups never come near it, but a large group
 over candidates of different sizes (one provider or two, on a tree with
 little room) can, and is then refused although some mix would fit.
 """
+from placement.objects import figures
+
 ANY = 'any'
 DISTINCT = 'distinct'
 SAME = 'same'
@@ -35,7 +37,8 @@ class _Room:
         for rp, amounts in option.allocations.items():
             have = self.free.get(rp, {})
             for rc, amount in amounts.items():
-                if taken.get((rp, rc), 0) + amount > have.get(rc, 0):
+                if not figures.fits_room_of(
+                        have.get(rc, 0) - taken.get((rp, rc), 0), amount):
                     return False
         return True
 

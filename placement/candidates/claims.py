@@ -1,8 +1,7 @@
 """What POST /claims chooses from: the candidates of one shape, best
 first, each with the root of its tree, and the free space the reader
-saw (stacks.claim lists them with the list's own steps, every tree
-read: a group of consumers may need more of the cloud than one answer's
-``limit``)."""
+saw (stacks.claim lists them with the list's own steps: first a few per
+consumer, every one when those hold no fit)."""
 import dataclasses
 import typing
 

@@ -74,11 +74,15 @@ def read(conn, query, version, plan, served=None):
     return reader.RequestSearch(conn, query, version, names, served, plan)
 
 
+def _list_plan(conf):
+    """How the list reads: every tree when the weigh stage orders them."""
+    return WHOLE if pipeline.weighing(conf) else LIST
+
+
 def list_candidates(conn, query, version, conf):
     """GET /allocation_candidates: the pipeline.Answer to a parsed
     CandidateQuery; ``conf`` is the [placement] group."""
-    weighed = pipeline.weighing(conf)
-    reading = read(conn, query, version, WHOLE if weighed else LIST)
+    reading = read(conn, query, version, _list_plan(conf))
     request = reading.request()
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
@@ -190,8 +194,7 @@ def _best_first(conn, query, version, conf):
     """The claims.Listing of the candidates of ``query`` (its ``limit``
     first, if any) in the order ``conf`` names, as the list orders
     them."""
-    reading = read(conn, query, version,
-                   WHOLE if pipeline.weighing(conf) else LIST)
+    reading = read(conn, query, version, _list_plan(conf))
     request = reading.request()
     found, _ = _in_order(query, reading, request, conf)
     # A candidate's rows are read by the time it comes: its root is known.
