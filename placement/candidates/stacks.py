@@ -25,6 +25,9 @@ The uses:
     capacity  per shape read(ROOMS) -> assemble (shapes alike but for
               their amounts: one read, alike.py) -> fill -> per
               aggregate -> stranded
+    what if   the capacity stack, each shape's trees changed between
+              assemble and fill (changes.py): trees taken out, copies
+              read by AS_NEW and added
     claim     the list's read -> assemble -> combine -> weigh or limit
               (the order asked; as many candidates as the group likely
               needs, then all) -> choose -> check room -> write; from
@@ -37,6 +40,7 @@ import itertools
 
 from placement.candidates import candidate_search
 from placement.candidates import capacity as capacity_mod
+from placement.candidates import changes
 from placement.candidates import claiming
 from placement.candidates import claims
 from placement.candidates import checks as checks_mod
@@ -54,7 +58,8 @@ from placement.candidates import weigh
 # MySQL's and PostgreSQL's trees in pages; WHOLE reads every tree (the
 # weigh stage orders them all before the first candidate); EVERY_TREE
 # also those root_required keeps out (explain counts them); ROOMS every
-# tree with each class's free space (the capacity count).
+# tree with each class's free space (the capacity count); AS_NEW those
+# of some trees as if nothing were allocated (the copies a what-if adds).
 LIST = reader.Plan(paged=True, stops_early=True, root_filtered=True,
                    rooms=False)
 WHOLE = reader.Plan(paged=False, stops_early=True, root_filtered=True,
@@ -63,6 +68,8 @@ EVERY_TREE = reader.Plan(paged=False, stops_early=False, root_filtered=False,
                          rooms=False)
 ROOMS = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                     rooms=True)
+AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
+                     rooms=True, allocated=False)
 
 
 def read(conn, query, version, plan, served=None):
@@ -162,6 +169,15 @@ def count_capacity(conn, shapes, version):
     CandidateQuery}, each read by the ROOMS plan."""
     return capacity_mod.count(conn, shapes, version,
                               functools.partial(read, plan=ROOMS))
+
+
+def what_if(conn, shapes, version, asked):
+    """POST /capacity with changes (a changes.Asked): capacity.count of
+    ``shapes`` as changed."""
+    rooms = functools.partial(read, plan=ROOMS)
+    changed = changes.resolve(conn, asked,
+                              functools.partial(read, plan=AS_NEW))
+    return capacity_mod.count(conn, shapes, version, rooms, changed)
 
 
 def claim(conn, request, version, conf):
