@@ -27,7 +27,10 @@ The uses:
               aggregate -> stranded
     what if   the capacity stack, each shape's trees changed between
               assemble and fill (changes.py): trees taken out, copies
-              read by AS_NEW and added
+              read by AS_NEW and added; first, with ``evacuate``, per
+              consumer of the trees taken out read(ROOMS) of its shape
+              -> assemble -> change -> place one (evacuation.py), the
+              placements taken from what every shape then counts
     claim     the list's read -> assemble -> combine -> weigh or limit
               (the order asked; as many candidates as the group likely
               needs, then all) -> choose -> check room -> write; from
@@ -43,6 +46,7 @@ from placement.candidates import capacity as capacity_mod
 from placement.candidates import changes
 from placement.candidates import claiming
 from placement.candidates import claims
+from placement.candidates import evacuation
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
 from placement.candidates import names as names_mod
@@ -173,11 +177,18 @@ def count_capacity(conn, shapes, version):
 
 def what_if(conn, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
-    ``shapes`` as changed."""
+    ``shapes`` as changed, with the evacuation's answer when asked."""
     rooms = functools.partial(read, plan=ROOMS)
     changed = changes.resolve(conn, asked,
                               functools.partial(read, plan=AS_NEW))
-    return capacity_mod.count(conn, shapes, version, rooms, changed)
+    moved = None
+    if asked.evacuate:
+        changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
+                                             rooms)
+    answer = capacity_mod.count(conn, shapes, version, rooms, changed)
+    if moved is not None:
+        answer['evacuation'] = moved
+    return answer
 
 
 def claim(conn, request, version, conf):

@@ -168,3 +168,122 @@ def test_a_copy_is_named_after_its_original_and_fills_last(client, w):
                                               'cn1#2', 4),
         (w.uuid('cn2') + '#1', 'cn2#1', 2), (w.uuid('cn1'), 'cn1', 1)]
     assert shape['aggregates'] == [{'uuid': w.aggs['az'][1], 'fits': 9}]
+
+
+host_st = st.fixed_dictionaries({
+    'vcpu': st.lists(st.integers(1, 6), min_size=1, max_size=2),
+    'nested': st.booleans(),
+    'aggs': st.sets(st.sampled_from(['A', 'B'])),
+})
+consumer_st = st.fixed_dictionaries({
+    'host': st.integers(0, 4),
+    'numa': st.integers(0, 1),
+    'vcpu': st.integers(1, 2),
+    'disk': st.booleans(),
+    'migration': st.sampled_from([False, False, False, True]),
+})
+
+
+def _evacuation_cloud(client, world, hosts, pool_aggs, consumers):
+    """Hosts (flat: VCPU on the root; nested: memory on the root, VCPU on
+    one or two children), a disk pool in ``pool_aggs``, and consumers
+    placed on them through the API.  {consumer uuid: {provider name:
+    resources}}; [uuid of the MIGRATION consumers]."""
+    world.clear()
+    world.add('pool', inventory={'DISK_GB': 40},
+              traits=[helpers.SHARING], aggs=pool_aggs)
+    for index, host in enumerate(hosts):
+        name = 'host%d' % index
+        if not host['nested']:
+            world.add(name, inventory={'VCPU': sum(host['vcpu'])},
+                      aggs=host['aggs'])
+            continue
+        world.add(name, inventory={'MEMORY_MB': 8}, aggs=host['aggs'])
+        for numa, vcpu in enumerate(host['vcpu']):
+            world.add('%s-numa%d' % (name, numa), parent=name,
+                      inventory={'VCPU': vcpu})
+    made, migrations = {}, []
+    for spec in consumers:
+        index = spec['host'] % len(hosts)
+        host = hosts[index]
+        name = 'host%d' % index
+        if host['nested']:
+            numa = spec['numa'] % len(host['vcpu'])
+            allocations = {'%s-numa%d' % (name, numa): {'VCPU': spec['vcpu']},
+                           name: {'MEMORY_MB': 1}}
+        else:
+            allocations = {name: {'VCPU': spec['vcpu']}}
+        if spec['disk']:
+            allocations['pool'] = {'DISK_GB': 1}
+        consumer = helpers.new_uuid()
+        kind = 'MIGRATION' if spec['migration'] else 'INSTANCE'
+        response = helpers.put(client, consumer, {
+            world.uuid(rp): resources
+            for rp, resources in allocations.items()}, consumer_type=kind)
+        if response.status_code == 409:
+            continue
+        assert response.status_code == 204, response.text
+        made[consumer] = allocations
+        if spec['migration']:
+            migrations.append(consumer)
+    return made, migrations
+
+
+@over_http(60)
+@hypothesis.given(
+    hosts=st.lists(host_st, min_size=2, max_size=5),
+    pool_aggs=st.sets(st.sampled_from(['A', 'B'])),
+    consumers=st.lists(consumer_st, min_size=1, max_size=8),
+    out=st.sets(st.integers(0, 4), min_size=1, max_size=2),
+    copies=st.lists(st.tuples(st.integers(0, 4), st.integers(1, 2)),
+                    max_size=1),
+    given=st.one_of(st.none(), st.integers(1, 3)))
+def test_evacuation_moves_as_a_scheduler_would(
+        client, world, hosts, pool_aggs, consumers, out, copies, given):
+    made, migrations = _evacuation_cloud(client, world, hosts, pool_aggs,
+                                         consumers)
+    out_names = sorted({'host%d' % (index % len(hosts)) for index in out})
+    copies = [('host%d' % (index % len(hosts)), count)
+              for index, count in copies]
+    shapes = {'vm': 'resources=VCPU:1', 'vm-disk':
+              'resources=VCPU:1,DISK_GB:1', 'big': 'resources=VCPU:2'}
+    out_ids = whatif.taken_out(world, out_names)
+    moving = {}
+    for consumer, allocations in sorted(made.items()):
+        held = {rp: resources for rp, resources in allocations.items()
+                if world.providers[rp]['root'] in out_ids}
+        if held:
+            moving[consumer] = whatif.recorded_shape(world, held)
+    body = {'shapes': shapes, 'evacuate': True,
+            'without': {'roots': [world.uuid(name) for name in out_names]}}
+    if copies:
+        body['with'] = [{'like': world.uuid(like), 'count': count}
+                        for like, count in copies]
+    if given is not None and moving:
+        first = sorted(moving)[0]
+        moving[first] = 'resources1=VCPU:%d' % given
+        body['shapes_of'] = {first: moving[first]}
+    asked = oracle.shapes(client, body)
+    labels = whatif.add_copies(world, copies)
+    whatif.take_out(world, client, out_ids)
+    moved = whatif.evacuate(world, client, out_ids, moving, moving,
+                            dropped=migrations)
+    really = whatif.as_labelled(oracle.shapes(client, {'shapes': shapes}),
+                                world, labels)
+    assert _counted(asked) == _counted(really)
+    copy_label = {info['id']: labels[name] for name, info
+                  in world.providers.items() if name in labels}
+    expected = {consumer: {
+        'to': None if root is None else copy_label.get(root) or next(
+            info['uuid'] for info in world.providers.values()
+            if info['id'] == root),
+        'by': 'given' if consumer in body.get('shapes_of', {})
+        else 'recorded'} for consumer, root in moved.items()}
+    assert asked['evacuation'] == {
+        'moved': sum(1 for root in moved.values() if root is not None),
+        'nowhere': sum(1 for root in moved.values() if root is None),
+        'dropped': len(set(migrations) & set(moving)),
+        'consumers': expected}
+    hypothesis.event('moved: %d' % min(asked['evacuation']['moved'], 3))
+    hypothesis.event('nowhere: %d' % min(asked['evacuation']['nowhere'], 3))
+    hypothesis.target(asked['evacuation']['moved'])

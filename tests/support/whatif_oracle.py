@@ -155,3 +155,30 @@ def _write(client, consumer, allocations):
                      consumer_generation=held.get('consumer_generation')),
         consumer_type=held.get('consumer_type', 'INSTANCE')))
     assert response.status_code == 204, response.text
+
+
+def recorded_shape(world, held):
+    """The query string of what a consumer holds on the trees taken out
+    (``held`` {provider name: resources}): one group per provider in id
+    order, isolated when several, in one subtree when one provider is an
+    ancestor of the others."""
+    names = sorted(held, key=lambda name: world.providers[name]['id'])
+    params = []
+    for number, name in enumerate(names, 1):
+        params.append(('resources%d' % number, ','.join(
+            '%s:%d' % item for item in sorted(held[name].items()))))
+    if len(names) > 1:
+        params.append(('group_policy', 'isolate'))
+        if any(all(_below(world, name, top) for name in names)
+               for top in names):
+            params.append(('same_subtree', ','.join(
+                str(number) for number in range(1, len(names) + 1))))
+    return urllib.parse.urlencode(params)
+
+
+def _below(world, name, top):
+    while name is not None:
+        if name == top:
+            return True
+        name = world.providers[name]['parent']
+    return False
