@@ -61,6 +61,7 @@ def evacuate(conn, changed, shapes_of, read):
     outside = {rp for consumer in held.values() for rp in consumer.kept}
     reach = _reach(conn, sorted(outside))
     roots = _roots(conn, changed)
+    names = base.resource_class_names(conn)
     served = None
     shapes = {}
     free = {}
@@ -71,7 +72,7 @@ def evacuate(conn, changed, shapes_of, read):
         if uuid in dropped:
             continue
         consumer = held[uuid]
-        query = shapes_of.get(uuid) or _recorded(conn, consumer.moved,
+        query = shapes_of.get(uuid) or _recorded(names, consumer.moved,
                                                  parents)
         key = repr(query)
         if key not in shapes:
@@ -220,12 +221,11 @@ def _of_type(conn, uuids, name):
     return found
 
 
-def _recorded(conn, moved, parents):
+def _recorded(names, moved, parents):
     """The CandidateQuery of what a consumer holds on the trees taken out
-    (``moved``): one group per provider in id order, isolated when
-    several, in one subtree when one provider is an ancestor of the
-    others."""
-    names = base.resource_class_names(conn)
+    (``moved``, classes by id; ``names`` {id: class name}): one group per
+    provider in id order, isolated when several, in one subtree when one
+    provider is an ancestor of the others."""
     suffixes = [str(number) for number in range(1, len(moved) + 1)]
     groups = {suffix: query_mod.RequestGroup(
         suffix=suffix, resources={names[rc]: amount
