@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from support import capacity_oracle as oracle
 from support import helpers
 from support import whatif_oracle as whatif
-from support.random_clouds import group_st, over_http, provider_st
+from support.random_clouds import (TRAITS, group_st, over_http,
+                                   provider_st)
 
 
 def _params(groups, isolate, member_of=None, traits=True):
@@ -70,6 +71,9 @@ def test_without_and_with_count_as_the_cloud_really_changed(
         out_aggregates, copies):
     world.clear()
     names = world.add_random(providers)
+    with world.engine.begin() as conn:
+        for trait in TRAITS:
+            world._trait(conn, trait)
     roots = [name for name in names if world.providers[name]['parent'] is None]
     out_names = sorted(names[index] for index in out_roots
                        if index < len(names))
