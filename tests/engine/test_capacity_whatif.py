@@ -315,3 +315,15 @@ def test_a_consumer_moves_past_the_trees_first_read(client, w):
         'moved': 1, 'nowhere': 0, 'dropped': 0,
         'consumers': {consumer: {'to': w.uuid('cn140'), 'by': 'recorded'}}}
     assert answer['shapes']['one']['fits'] == 10 * 2 - 1 + 2
+
+
+def test_a_copy_is_in_no_tree_in_tree_names(client, w):
+    w.add('cn1', inventory={'VCPU': 4})
+    answer = oracle.shapes(client, {
+        'shapes': {'one': 'resources=VCPU:3&in_tree=%s' % w.uuid('cn1')},
+        'with': [{'like': w.uuid('cn1'), 'count': 1}]})
+    shape = answer['shapes']['one']
+    # The copy's 4 VCPU are out of the shape's reach.
+    assert shape['fits'] == 1
+    assert shape['stranded'] == {'VCPU': 1}
+    assert shape['stranded_elsewhere'] == {'VCPU': 4}
