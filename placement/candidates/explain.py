@@ -80,7 +80,8 @@ def census(conn, reading, query):
     inventories = {}
     # Every provider is read: the usage of the classes is summed once,
     # not looked up per inventory row.
-    usage = figures.usage_table(names.rc[rc] for rc in classes)
+    usage = figures.usage_table((names.rc[rc] for rc in classes),
+                                reading.released)
     for number, rc in enumerate(classes):
         inv = INV.alias('inv_%d' % number)
         used = usage.alias('used_%d' % number)

@@ -113,12 +113,16 @@ class RequestSearch:
     """The reading of one request: names, the groups' statements, the
     sharing providers, paging and the trees, as ``plan`` says.
     ``served``: the sharing providers' reach (``served``), read once per
-    transaction by the caller.  The combiner's limits stay those of the
-    list whatever the plan (``summed``: two groups request one class).
+    transaction by the caller.  ``released``: consumers (uuids) whose
+    allocations count as free (POST /claims replaces them).  The
+    combiner's limits stay those of the list whatever the plan
+    (``summed``: two groups request one class).
     """
 
-    def __init__(self, conn, query, version, names, served, plan):
+    def __init__(self, conn, query, version, names, served, plan,
+                 released=()):
         self.conn = conn
+        self.released = released
         self.query = query
         self.version = version
         self.names = names
@@ -190,7 +194,8 @@ class RequestSearch:
         return statements.group_statement(
             self.names, group.stack, group.spec.spread, group.spec.amounts,
             group.layout, self.conn.dialect.name, self.summary_classes,
-            limited=self.limited, every_row=every_row)
+            limited=self.limited, every_row=every_row,
+            released=self.released)
 
     def _group(self, request):
         stack = checks_mod.group_stack(request)
@@ -299,7 +304,8 @@ class RequestSearch:
                 continue
             stmt = statements.ranking_statement(
                 self.names, group.stack, group.spec.spread,
-                group.spec.amounts, self.conn.dialect.name, lowest)
+                group.spec.amounts, self.conn.dialect.name, lowest,
+                self.released)
             if self.root_filter is not None:
                 stmt = stmt.where(self.root_filter)
             yield (group.spec, self.sharing.serving[index],

@@ -276,7 +276,7 @@ def _class_mask(classes, passing=None):
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
                     summary_classes=None, limited=False, every_row=False,
-                    each=None):
+                    each=None, released=()):
     """Rows (root, rp, trait mask, class mask, figures..., listed,
     limits...) of the providers passing the group's filters and able to
     serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
@@ -300,7 +300,8 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     ``amounts``, in their order (shapes alike but for their amounts, read
     once): a provider is read when it passes the resource checks for one
     of them, its class mask is that of any, and the row ends with one
-    class mask per entry of ``each``, after the uuid.
+    class mask per entry of ``each``, after the uuid.  ``released``:
+    consumers whose allocations count as free (figures.used).
     """
     site = _provider_site(dialect, limited)
     where = [check.clause(ids, site)
@@ -320,13 +321,13 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     classes = list(amounts)
     joined = RP.join(INV, INV.c.resource_provider_id == RP.c.id)
     if usage_summed_once(every_row, dialect, len(each or ())):
-        usage = figures.usage_table(classes)
+        usage = figures.usage_table(classes, released)
         joined = joined.outerjoin(usage, sa.and_(
             usage.c.resource_provider_id == INV.c.resource_provider_id,
             usage.c.resource_class_id == INV.c.resource_class_id))
         used = usage.c.used
     else:
-        used = figures.used(INV)
+        used = figures.used(INV, released)
     if each is None:
         where = [*_resource_conditions(ids, stack, amounts, dialect, used),
                  *where]
@@ -364,15 +365,17 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
         .order_by(*order))
 
 
-def ranking_statement(ids, stack, spread, amounts, dialect, smallest):
+def ranking_statement(ids, stack, spread, amounts, dialect, smallest,
+                      released=()):
     """One row per tree: (root, per class of ``amounts`` the largest free
     space of a provider of the tree passing the group's checks (those of
     ``group_statement``), then with ``smallest`` per class the smallest),
     NULL where none of its providers can serve the class; in no order:
     what the weigh stage bounds trees by (candidates/ranking.py).  The
     free space is the one Python computes (``ratio_as_read``); the usage
-    is summed once for all inventories rather than looked up per row."""
-    usage = figures.usage_table(amounts)
+    is summed once for all inventories rather than looked up per row
+    (``released`` as for ``group_statement``)."""
+    usage = figures.usage_table(amounts, released)
     inventory = RP.join(INV, INV.c.resource_provider_id == RP.c.id).outerjoin(
         usage, sa.and_(
             usage.c.resource_provider_id == INV.c.resource_provider_id,
