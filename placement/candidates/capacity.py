@@ -26,6 +26,7 @@ import sqlalchemy as sa
 
 from placement import errors
 from placement.candidates import alike as alike_mod
+from placement.candidates import changes
 from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import stranded as stranded_mod
@@ -45,18 +46,22 @@ class Counted:
     classes: dict
 
 
-def count(conn, shapes, version, read):
+def count(conn, shapes, version, read, changed=None):
     """{'shapes': {name: answer}, 'stranded': {class: amount},
     'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
     query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
     defines the figures); ``read`` is the stack's read step (see
-    stacks.count_capacity)."""
-    readings, counted = _counted(conn, shapes, version, read)
+    stacks.count_capacity); ``changed``: the changes.Changed to count
+    with, if any."""
+    readings, counted = _counted(conn, shapes, version, read,
+                                 changed=changed)
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
     providers = _providers(conn, roots)
+    if changed is not None:
+        providers.update(changed.names())
     memberships, pinned = _pinned_counts(conn, shapes, readings, counted,
-                                         roots, version, read)
+                                         roots, version, read, changed)
     classes = {}
     for shape in counted.values():
         classes.update(shape.classes)
@@ -77,9 +82,10 @@ def count(conn, shapes, version, read):
             'stranded_elsewhere': elsewhere}
 
 
-def _counted(conn, shapes, version, read, served=None):
+def _counted(conn, shapes, version, read, served=None, changed=None):
     """({name: reader.RequestSearch}, {name: Counted}) of ``shapes``,
-    those alike read at once; ``served`` as ``_reading`` takes it."""
+    those alike read at once; ``served`` as ``_reading`` takes it,
+    ``changed`` as ``_fill``."""
     readings = {}
     for name, query in shapes.items():
         with named(name):
@@ -90,8 +96,8 @@ def _counted(conn, shapes, version, read, served=None):
         found = alike_mod.read([readings[name] for name in names])
         alike.update(zip(names, found.values()))
     return readings, {
-        name: _fill(reading, shapes[name].limit, *alike.get(name, (None,
-                                                                    None)))
+        name: _fill(reading, shapes[name].limit,
+                    *alike.get(name, (None, None)), changed=changed)
         for name, reading in readings.items()}
 
 
@@ -116,11 +122,12 @@ def _reading(read, conn, query, version, served):
                 served=served)
 
 
-def _fill(reading, limit, rows, apart, roots=None):
+def _fill(reading, limit, rows, apart, roots=None, changed=None):
     """The Counted of one shape, filled from its ``reading``, or from the
     ``rows`` and the trees set ``apart`` of its read with shapes alike
     (see alike.read; None if not read alike); of the trees of ``roots``
-    (sorted) only, if given."""
+    (sorted) only, if given; as ``changed`` (changes.Changed), if
+    given."""
     names = reading.names
     request = reading.request()
     trees = list(reading.trees(
@@ -128,18 +135,24 @@ def _fill(reading, limit, rows, apart, roots=None):
         apart=() if apart is None else [tree[0] for tree in apart.served]))
     reading.close()
     free = reading.rooms()
+    if changed is not None:
+        request, trees, free, apart = changes.apply(
+            changed, reading, request, trees, free, apart,
+            None if roots is None else set(roots))
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, free, apart), limit,
                    classes)
 
 
-def _pinned_counts(conn, shapes, readings, counted, roots, version, read):
+def _pinned_counts(conn, shapes, readings, counted, roots, version, read,
+                   changed):
     """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
     sharing providers and trees the shapes draw on, {name: {aggregate
     uuid: fits of the shape pinned to it}}): pinned counts only where
     they may differ from the roots' sum (see the module's doc); a shape
-    without an unsuffixed group has nowhere to pin."""
+    without an unsuffixed group has nowhere to pin; ``changed`` as
+    ``_fill`` takes it."""
     pinnable = [name for name in shapes if '' in shapes[name].groups]
     served_by = {name: _served_by(readings[name]) for name in pinnable}
     drawn = set(roots)
@@ -147,6 +160,8 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read):
         for rp, (root, anchors) in found.items():
             drawn.update(anchors, (rp, root))
     memberships = _aggregates(conn, sorted(drawn))
+    if changed is not None:
+        memberships = changed.memberships(memberships)
     loose = _loose_aggregates(conn) if pinnable else set()
     served = next(iter(readings.values())).served
     pinned = {name: {} for name in shapes}
@@ -159,9 +174,11 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read):
             # or one serves in it, can change once pinned: the others are
             # filled as they were, and no tree outside it gets one.
             again = _refilled(served_by[name], memberships, uuid)
+            if changed is not None:
+                again = changed.with_copies(again)
             filled = _fill(_reading(read, conn, _pinned(shapes[name], uuid),
                                     version, served),
-                           None, None, None, sorted(again)).filled
+                           None, None, None, sorted(again), changed).filled
             pinned[name][uuid] = (
                 sum(filled.fits.values()) + summed.get(uuid, 0)
                 - sum(fits[root] for root in again if root in fits
@@ -172,7 +189,7 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read):
     _, whole = _counted(conn, {
         (name, uuid): _pinned(shapes[name], uuid)
         for name in pinnable for uuid in sorted(loose)}, version, read,
-        served)
+        served, changed)
     for (name, uuid), shape in whole.items():
         pinned[name][uuid] = sum(shape.filled.fits.values())
     return memberships, pinned

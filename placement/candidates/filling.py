@@ -11,7 +11,7 @@ every (provider, class) it takes allows (``figures.times_fitting``),
 then the next candidate of the same list that still fits (see
 ``_fill_tree``).  A tree of one provider that no sharing provider
 touches is done after one such run, its candidates all taking the same.
-The combiner lists the candidates of each kind of tree once (``_Kinds``):
+The combiner lists the candidates of each kind of tree once (``Kinds``):
 most trees of a cloud are alike but for their ids and free space.  The
 trees a flavor list reads without a pool are filled a kind at a time,
 over columns of their free space (``_fill_kind``); those a pool serves,
@@ -56,7 +56,7 @@ def fill(request, trees, free, apart=None):
     ``apart`` (an Apart, if any); ``free`` {(rp, rc): free space of the
     rows read} is taken from."""
     filled = Filled()
-    kinds = _Kinds(request)
+    kinds = Kinds(request)
     if apart is None:
         for tree in trees:
             _fill_tree(tree, kinds, free, filled)
@@ -100,14 +100,35 @@ def _fill_served(tree, kinds, layout, free, filled):
     _take(root, rps, kinds.served(kind, root, rps), free, filled)
 
 
+def place_first(tree, kinds, free):
+    """Place one instance in ``tree``: [(rp, rc, amount)] of its first
+    candidate (the engine's order) that fits in ``free``, taken from it,
+    or None when none fits (the consumers POST /capacity moves)."""
+    own, candidates = kinds(tree)
+    for candidate in candidates:
+        rooms = _rooms(own, candidate, free)
+        if all(figures.fits_room_of(room, amount)
+               for room, _, _, amount in rooms):
+            for _, rp, rc, amount in rooms:
+                free[rp, rc] -= amount
+            return [(rp, rc, amount) for _, rp, rc, amount in rooms]
+    return None
+
+
+def _rooms(own, candidate, free):
+    """[(free space, rp, rc, amount)] of a ``candidate``'s allocations
+    (own providers by place in ``own``, sharing ones by id)."""
+    return [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
+        (own[-1 - at] if at < 0 else at, rc, amount)
+        for at, rc, amount in candidate)]
+
+
 def _take(root, own, candidates, free, filled, one_run=False):
     """Run ``candidates`` (own providers by place in ``own``, sharing
     ones by id) in order, each as often as it still fits in ``free``,
     taking from it; with ``one_run``, stop after the first."""
     for candidate in candidates:
-        rooms = [(free[rp, rc], rp, rc, amount) for rp, rc, amount in (
-            (own[-1 - at] if at < 0 else at, rc, amount)
-            for at, rc, amount in candidate)]
+        rooms = _rooms(own, candidate, free)
         if not all(figures.fits_room_of(room, amount)
                    for room, _, _, amount in rooms):
             continue
@@ -161,7 +182,7 @@ def _fill_kind(candidates, trees, layout, filled):
                              in zip(trees, taken) if amount)
 
 
-class _Kinds:
+class Kinds:
     """The candidates of a tree as the combiner lists them from its rows
     as read, asked once per kind of tree: trees alike but for their
     providers' ids (own providers named by their place in the tree,

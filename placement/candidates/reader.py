@@ -101,12 +101,15 @@ class Plan:
     failing it itself); ``rooms``: every row carries each class's free
     space and units, and nothing only a rendered answer needs (see
     ``statements.Layout``), for the capacity count, which places
-    instance after instance on copies of the rows.
+    instance after instance on copies of the rows; ``allocated``: the
+    usage counts (without it, every inventory is read as if nothing were
+    allocated: the trees POST /capacity adds like existing ones).
     """
     paged: bool
     stops_early: bool
     root_filtered: bool
     rooms: bool
+    allocated: bool = True
 
 
 class RequestSearch:
@@ -161,6 +164,7 @@ class RequestSearch:
         # {rp: root} of the rows read, for the weigh stage and explain.
         self.roots = {}
         self.limited = query.limit is not None and plan.stops_early
+        self.allocated = plan.allocated
         self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
             group.layout = statements.Layout(group.spec.amounts, dialect,
@@ -195,7 +199,7 @@ class RequestSearch:
             self.names, group.stack, group.spec.spread, group.spec.amounts,
             group.layout, self.conn.dialect.name, self.summary_classes,
             limited=self.limited, every_row=every_row,
-            released=self.released)
+            released=self.released, allocated=self.allocated)
 
     def _group(self, request):
         stack = checks_mod.group_stack(request)

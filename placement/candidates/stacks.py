@@ -25,6 +25,12 @@ The uses:
     capacity  per shape read(ROOMS) -> assemble (shapes alike but for
               their amounts: one read, alike.py) -> fill -> per
               aggregate -> stranded
+    what if   the capacity stack, each shape's trees changed between
+              assemble and fill (changes.py): trees taken out, copies
+              read by AS_NEW and added; first, with ``evacuate``, per
+              consumer of the trees taken out read(ROOMS) of its shape
+              -> assemble -> change -> place one (evacuation.py), the
+              placements taken from what every shape then counts
     claim     the list's read (the consumers' holdings free) -> assemble
               -> combine -> weigh or limit (the order asked; as many
               candidates as the group likely needs, then all) -> shuffle
@@ -38,8 +44,10 @@ import itertools
 
 from placement.candidates import candidate_search
 from placement.candidates import capacity as capacity_mod
+from placement.candidates import changes
 from placement.candidates import claiming
 from placement.candidates import claims
+from placement.candidates import evacuation
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
 from placement.candidates import names as names_mod
@@ -55,7 +63,8 @@ from placement.candidates import weigh
 # MySQL's and PostgreSQL's trees in pages; WHOLE reads every tree (the
 # weigh stage orders them all before the first candidate); EVERY_TREE
 # also those root_required keeps out (explain counts them); ROOMS every
-# tree with each class's free space (the capacity count).
+# tree with each class's free space (the capacity count); AS_NEW those
+# of some trees as if nothing were allocated (the copies a what-if adds).
 LIST = reader.Plan(paged=True, stops_early=True, root_filtered=True,
                    rooms=False)
 WHOLE = reader.Plan(paged=False, stops_early=True, root_filtered=True,
@@ -64,6 +73,8 @@ EVERY_TREE = reader.Plan(paged=False, stops_early=False, root_filtered=False,
                          rooms=False)
 ROOMS = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                     rooms=True)
+AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
+                     rooms=True, allocated=False)
 
 
 def read(conn, query, version, plan, served=None, released=()):
@@ -166,6 +177,22 @@ def count_capacity(conn, shapes, version):
     CandidateQuery}, each read by the ROOMS plan."""
     return capacity_mod.count(conn, shapes, version,
                               functools.partial(read, plan=ROOMS))
+
+
+def what_if(conn, shapes, version, asked):
+    """POST /capacity with changes (a changes.Asked): capacity.count of
+    ``shapes`` as changed, with the evacuation's answer when asked."""
+    rooms = functools.partial(read, plan=ROOMS)
+    changed = changes.resolve(conn, asked,
+                              functools.partial(read, plan=AS_NEW))
+    moved = None
+    if asked.evacuate:
+        changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
+                                             rooms)
+    answer = capacity_mod.count(conn, shapes, version, rooms, changed)
+    if moved is not None:
+        answer['evacuation'] = moved
+    return answer
 
 
 def claim(conn, request, version, conf):

@@ -177,6 +177,16 @@ class Layout:
         set), None where the provider has none of it."""
         return [(rc, row[at]) for rc, at in self._room.items()]
 
+    def less_room(self, row, taken):
+        """``row`` (with ``limits`` set) with ``taken`` {rc: amount} off
+        its free space."""
+        row = list(row)
+        for rc, amount in taken.items():
+            at = self._room.get(rc)
+            if at is not None and row[at] is not None:
+                row[at] -= amount
+        return tuple(row)
+
     def free_of(self, rc):
         """A row's free space of class ``rc`` (with ``limits`` set), as
         an accessor."""
@@ -276,7 +286,7 @@ def _class_mask(classes, passing=None):
 
 def group_statement(ids, stack, spread, amounts, layout, dialect,
                     summary_classes=None, limited=False, every_row=False,
-                    each=None, released=()):
+                    each=None, released=(), allocated=True):
     """Rows (root, rp, trait mask, class mask, figures..., listed,
     limits...) of the providers passing the group's filters and able to
     serve some of ``amounts`` {rc id: amount}, ordered by root; ``stack``
@@ -301,7 +311,8 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     once): a provider is read when it passes the resource checks for one
     of them, its class mask is that of any, and the row ends with one
     class mask per entry of ``each``, after the uuid.  ``released``:
-    consumers whose allocations count as free (figures.used).
+    consumers whose allocations count as free (figures.used); without
+    ``allocated`` no usage is counted at all (reader.Plan).
     """
     site = _provider_site(dialect, limited)
     where = [check.clause(ids, site)
@@ -320,7 +331,9 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
                 .where(*where).order_by(*order))
     classes = list(amounts)
     joined = RP.join(INV, INV.c.resource_provider_id == RP.c.id)
-    if usage_summed_once(every_row, dialect, len(each or ())):
+    if not allocated:
+        used = sa.null()
+    elif usage_summed_once(every_row, dialect, len(each or ())):
         usage = figures.usage_table(classes, released)
         joined = joined.outerjoin(usage, sa.and_(
             usage.c.resource_provider_id == INV.c.resource_provider_id,

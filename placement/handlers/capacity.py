@@ -32,5 +32,6 @@ def count_shapes(req):
     version = negotiation.get(req)
     data = validation.extract_json(req, schema.SHAPES)
     parsed = shapes.parse_all(data['shapes'], version)
+    asked = shapes.parse_changes(data)
     return responses.json_response(req, shapes.count(ctx.database, parsed,
-                                                     version))
+                                                     version, asked))

@@ -6,13 +6,18 @@ import urllib.parse
 import webob
 
 from placement import errors
+from placement import microversions
 from placement.candidates import capacity
+from placement.candidates import changes
 from placement.candidates import stacks
 from placement.candidates import query
 from placement.schemas import capacity as schema
 from placement.web import environ_keys
 from placement.web import gc_pause
 from placement.web import validation
+
+# The keys of POST /capacity's body that change the cloud counted.
+CHANGES = frozenset(['without', 'with', 'evacuate', 'shapes_of'])
 
 
 def parse(name, shape, version):
@@ -43,8 +48,38 @@ def parse_all(named, version):
             for name, shape in named.items()}
 
 
-def count(database, parsed, version):
-    """The capacity count's answer for ``parsed`` shapes, in one read."""
+def parse_changes(data):
+    """The changes.Asked of a POST /capacity body already valid against
+    ``schema.SHAPES``, or None when it asks for none.  The shapes given
+    for consumers are parsed at the latest microversion, as the
+    evacuation reads them."""
+    if not CHANGES.intersection(data):
+        return None
+    if data.get('evacuate') and 'without' not in data:
+        raise errors.BadRequest(
+            'evacuate needs without: the trees whose consumers move.')
+    if 'shapes_of' in data and not data.get('evacuate'):
+        raise errors.BadRequest('shapes_of needs evacuate: true.')
+    copies = tuple((entry['like'], entry['count'])
+                   for entry in data.get('with', ()))
+    if sum(count for _, count in copies) > schema.MOST_COPIES:
+        raise errors.BadRequest('with: at most %d copies in all.'
+                                % schema.MOST_COPIES)
+    without = data.get('without', {})
+    return changes.Asked(
+        without_roots=tuple(without.get('roots', ())),
+        without_aggregates=tuple(without.get('aggregates', ())),
+        copies=copies, evacuate=bool(data.get('evacuate')),
+        shapes_of={consumer: parse('of ' + consumer, shape,
+                                   microversions.MAX)
+                   for consumer, shape in data.get('shapes_of', {}).items()})
+
+
+def count(database, parsed, version, asked=None):
+    """The capacity count's answer for ``parsed`` shapes, in one read;
+    as changed by ``asked`` (a changes.Asked), if given."""
     # The engine runs once per shape, with as many small objects.
     with gc_pause.collection_paused():
+        if asked is not None:
+            return database.read(stacks.what_if, parsed, version, asked)
         return database.read(stacks.count_capacity, parsed, version)

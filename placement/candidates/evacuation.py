@@ -1,0 +1,244 @@
+"""The evacuation of a what-if (POST /capacity's ``evacuate``): the
+consumers holding allocations on the trees taken out, placed again on
+what remains before the shapes are counted.
+
+Consumers move one after another in the order of their uuids, each to
+the first candidate of its shape, in the default order, that still
+fits: the first tree in root order that has one, the combiner's first
+candidate there, as the capacity fill places.  One free-space state
+{(rp, rc): room} serves every consumer's shape; placements only take
+space, so a tree without room for a shape never gets it back, and each
+shape keeps a cursor past such trees.  Consumers of one shape share its
+read.
+
+A consumer's shape is what it holds on the trees taken out: one group
+per provider, with that provider's amounts, isolated when it used
+several, in one subtree when one of them is an ancestor of the others;
+or the shape given for it.  What it holds elsewhere (a pool's disk, say)
+stays, so its moved part only goes to a tree that reaches each of those
+providers (has a provider in one of its aggregates).  Consumers of type
+MIGRATION are dropped: what they hold on the trees taken out ends, the
+rest stays.
+"""
+import dataclasses
+
+import sqlalchemy as sa
+
+from placement import microversions
+from placement.candidates import changes
+from placement.candidates import filling
+from placement.candidates import lookup
+from placement.candidates import query as query_mod
+from placement.data import tables
+from placement.objects import base
+
+ALLOC = tables.allocations
+RP = tables.resource_providers
+RPA = tables.resource_provider_aggregates
+CONSUMERS = tables.consumers
+TYPES = tables.consumer_types
+
+# The consumer type that is moved nowhere: the source side of a move.
+DROPPED_TYPE = 'MIGRATION'
+# The microversion the consumers' shapes are read at.
+VERSION = microversions.MAX
+
+_MINE = RPA.alias('mine')
+_THEIRS = RPA.alias('theirs')
+_MEMBER = RP.alias('member')
+
+
+def evacuate(conn, changed, shapes_of, read):
+    """(``changed`` with the placements taken, the ``evacuation`` answer)
+    of the consumers on the trees ``changed`` takes out; ``shapes_of``
+    {consumer uuid: CandidateQuery} replaces their recorded shapes;
+    ``read``: the stack's read step (the ROOMS plan)."""
+    held, parents = _held(conn, changed.out)
+    dropped = _of_type(conn, sorted(held), DROPPED_TYPE)
+    outside = {rp for consumer in held.values() for rp in consumer.kept}
+    reach = _reach(conn, sorted(outside))
+    served = None
+    shapes = {}
+    free = {}
+    taken = {}
+    placed = {}
+    for uuid in sorted(held):
+        if uuid in dropped:
+            continue
+        consumer = held[uuid]
+        query = shapes_of.get(uuid) or _recorded(conn, consumer.moved,
+                                                 parents)
+        key = repr(query)
+        if key not in shapes:
+            shapes[key] = _Shape(read(conn, dataclasses.replace(
+                query, limit=None), VERSION, served=served), changed, free)
+            served = shapes[key].served
+        root, allocations = shapes[key].place(
+            free, _reaching(changed, reach, consumer.kept))
+        for rp, rc, amount in allocations or ():
+            taken[rp, rc] = taken.get((rp, rc), 0) + amount
+        placed[uuid] = (root, 'given' if uuid in shapes_of else 'recorded')
+    labels = _labels(conn, changed, {root for root, _ in placed.values()
+                                     if root is not None})
+    moved = sum(1 for root, _ in placed.values() if root is not None)
+    return dataclasses.replace(changed, taken=taken), {
+        'moved': moved,
+        'nowhere': len(placed) - moved,
+        'dropped': len(held) - len(placed),
+        'consumers': {uuid: {'to': labels.get(root), 'by': by}
+                      for uuid, (root, by) in placed.items()}}
+
+
+@dataclasses.dataclass
+class _Held:
+    """What one consumer holds: ``moved`` {rp: {rc id: amount}} on the
+    trees taken out, ``kept`` {rp} elsewhere."""
+    moved: dict = dataclasses.field(default_factory=dict)
+    kept: set = dataclasses.field(default_factory=set)
+
+
+class _Shape:
+    """A consumer shape read once: its combiner request and trees as
+    changed, its free space added to the shared ``free``, and the cursor
+    of its first tree that may still have room."""
+
+    def __init__(self, reading, changed, free):
+        request = reading.request()
+        trees = list(reading.trees())
+        reading.close()
+        self.served = reading.served
+        self.request, self.trees, rooms, _ = changes.apply(
+            changed, reading, request, trees, reading.rooms())
+        for key, room in rooms.items():
+            free.setdefault(key, room)
+        self.kinds = filling.Kinds(self.request)
+        self.cursor = 0
+
+    def place(self, free, reach):
+        """(root, [(rp, rc, amount)]) of one instance placed first fit in
+        ``free`` (taken from it), on a tree of ``reach`` if not None; (None,
+        None) when none fits."""
+        trees = self.trees
+        unbroken = True
+        for at in range(self.cursor, len(trees)):
+            tree = trees[at]
+            if reach is not None and tree.root not in reach:
+                unbroken = False
+                continue
+            allocations = filling.place_first(tree, self.kinds, free)
+            if allocations is not None:
+                return tree.root, allocations
+            if unbroken:
+                self.cursor = at + 1
+        return None, None
+
+
+def _held(conn, out):
+    """({consumer uuid: _Held} of the consumers holding allocations on
+    the trees of roots ``out``, {rp: parent} of those trees'
+    providers)."""
+    held = {}
+    parents = {}
+    if not out:
+        return held, parents
+    on_out = (sa.select(ALLOC.c.consumer_id)
+              .select_from(ALLOC.join(
+                  RP, RP.c.id == ALLOC.c.resource_provider_id))
+              .where(RP.c.root_provider_id.in_(sorted(out))))
+    for consumer, rp, rc, used, root in conn.execute(
+            sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_provider_id,
+                      ALLOC.c.resource_class_id, ALLOC.c.used,
+                      RP.c.root_provider_id)
+            .select_from(ALLOC.join(
+                RP, RP.c.id == ALLOC.c.resource_provider_id))
+            .where(ALLOC.c.consumer_id.in_(on_out))):
+        mine = held.setdefault(consumer, _Held())
+        if root in out:
+            amounts = mine.moved.setdefault(rp, {})
+            amounts[rc] = amounts.get(rc, 0) + used
+        else:
+            mine.kept.add(rp)
+    parents = dict(conn.execute(
+        sa.select(RP.c.id, RP.c.parent_provider_id)
+        .where(RP.c.root_provider_id.in_(sorted(out)))).all())
+    return held, parents
+
+
+def _of_type(conn, uuids, name):
+    """{uuid} of the consumers ``uuids`` of type ``name``."""
+    found = set()
+    for chunk in base.chunks(uuids):
+        found.update(uuid for uuid, in conn.execute(
+            sa.select(CONSUMERS.c.uuid)
+            .select_from(CONSUMERS.join(
+                TYPES, TYPES.c.id == CONSUMERS.c.consumer_type_id))
+            .where(TYPES.c.name == name, CONSUMERS.c.uuid.in_(chunk))))
+    return found
+
+
+def _recorded(conn, moved, parents):
+    """The CandidateQuery of what a consumer holds on the trees taken out
+    (``moved``): one group per provider in id order, isolated when
+    several, in one subtree when one provider is an ancestor of the
+    others."""
+    names = base.resource_class_names(conn)
+    suffixes = [str(number) for number in range(1, len(moved) + 1)]
+    groups = {suffix: query_mod.RequestGroup(
+        suffix=suffix, resources={names[rc]: amount
+                                  for rc, amount in sorted(amounts.items())})
+        for suffix, (_, amounts) in zip(suffixes, sorted(moved.items()))}
+    query = query_mod.CandidateQuery(
+        # As the query string's parser orders the groups.
+        groups={suffix: groups[suffix] for suffix in sorted(suffixes)})
+    if len(moved) > 1:
+        query.group_policy = 'isolate'
+        if any(all(_holds(top, rp, parents) for rp in moved)
+               for top in moved):
+            query.same_subtree = [tuple(suffixes)]
+    return query
+
+
+def _holds(top, rp, parents):
+    """Whether ``rp`` is ``top`` or below it."""
+    while rp is not None:
+        if rp == top:
+            return True
+        rp = parents.get(rp)
+    return False
+
+
+def _reach(conn, providers):
+    """{provider: {root of each tree with a provider in one of its
+    aggregates}} of ``providers``."""
+    found = {rp: set() for rp in providers}
+    for chunk in base.chunks(providers):
+        for rp, root in lookup.fetch(conn, (
+                sa.select(_MINE.c.resource_provider_id,
+                          _MEMBER.c.root_provider_id).distinct()
+                .select_from(_MINE.join(
+                    _THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
+                    .join(_MEMBER,
+                          _MEMBER.c.id == _THEIRS.c.resource_provider_id))
+                .where(_MINE.c.resource_provider_id.in_(chunk)))):
+            found[rp].add(root)
+    return found
+
+
+def _reaching(changed, reach, kept):
+    """{root} of the trees (copies among them) reaching every provider of
+    ``kept``; None when there are none to reach."""
+    if not kept:
+        return None
+    roots = set.intersection(*(reach[rp] for rp in kept))
+    return changed.with_copies(roots)
+
+
+def _labels(conn, changed, roots):
+    """{root: its uuid, or its name as a copy}."""
+    labels = {root: uuid for root, (uuid, _) in changed.names().items()
+              if root in roots}
+    real = sorted(roots - set(labels))
+    for chunk in base.chunks(real):
+        labels.update(conn.execute(sa.select(RP.c.id, RP.c.uuid)
+                                   .where(RP.c.id.in_(chunk))).all())
+    return labels
