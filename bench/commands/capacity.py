@@ -19,8 +19,13 @@ Measured, after one warm-up call:
 Wall time and CPU time of this process (the database server's CPU is
 not in the latter on MariaDB and PostgreSQL).
 
+With ``--what-if``, the POST /capacity measured also takes 40 flat
+compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
+2 GB and 20 GB) and moves their consumers first (``without`` and
+``evacuate``).
+
 Usage: ``bench/run capacity [--db-url URL]
-[--repeats 3] [--sample 500]``; a server URL (as the tests'
+[--repeats 3] [--sample 500] [--what-if]``; a server URL (as the tests'
 PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
 compare two versions of the code on one cloud, ``--database URL`` uses
 that database as it is (seeding it when it has no provider) and keeps
@@ -137,6 +142,39 @@ class Seeder:
         return az_uuids
 
 
+# What --what-if drains: this many flat nodes, each holding this many
+# consumers more, of these amounts.
+DRAINED = 40
+CONSUMERS_EACH = 10
+HELD = {'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20}
+
+
+def drained(conn):
+    """The uuids of the first DRAINED flat nodes, their seeded usage
+    replaced by CONSUMERS_EACH consumers each (once: a database kept by
+    --database is not changed again)."""
+    rp = tables.resource_providers
+    allocations = tables.allocations
+    found = conn.execute(sa.select(rp.c.id, rp.c.uuid)
+                         .where(rp.c.name.like('flat-%'))
+                         .order_by(rp.c.id).limit(DRAINED)).all()
+    held = conn.execute(sa.select(sa.func.count()).select_from(
+        allocations).where(allocations.c.resource_provider_id
+                           == found[0].id)).scalar()
+    if held != CONSUMERS_EACH * len(HELD):
+        conn.execute(allocations.delete().where(
+            allocations.c.resource_provider_id.in_(
+                [node.id for node in found])))
+        rows = cloud.Rows(conn)
+        for node in found:
+            for _ in range(CONSUMERS_EACH):
+                consumer = str(uuid.uuid4())
+                for rc, amount in HELD.items():
+                    rows.allocation(node.id, rc, consumer, amount)
+        rows.flush()
+    return [node.uuid for node in found]
+
+
 def call(app, method, url, body=None):
     """(wall s, CPU s, JSON answer)."""
     request = webob.Request.blank(url, headers=HEADERS, method=method)
@@ -183,6 +221,7 @@ def add_arguments(parser):
     parser.add_argument('--sample', type=int, default=500)
     parser.add_argument('--database')
     parser.add_argument('--capacity-only', action='store_true')
+    parser.add_argument('--what-if', action='store_true')
 
 
 def main(args):
@@ -212,9 +251,12 @@ def measure(args, workdir):
                     .limit(AZS)).scalars())
             else:
                 az_uuids = Seeder(conn).cloud(args.computes)
+            out = drained(conn) if args.what_if else None
         engine.dispose()
         named = shapes(az_uuids)
         body = {'shapes': named}
+        if out is not None:
+            body.update(without={'roots': out}, evacuate=True)
         call(app, 'POST', '/capacity', body)
         runs = [call(app, 'POST', '/capacity', body)
                 for _ in range(args.repeats)]
@@ -237,6 +279,10 @@ def measure(args, workdir):
             print('  %-16s fits %7d  on %5d providers' % (
                 name, shape['fits'], len(shape['providers'])))
         print('  stranded (all 20 shapes): %s' % answer['stranded'])
+        if out is not None:
+            moved = answer['evacuation']
+            print('  evacuation: %d moved, %d nowhere, %d dropped' % (
+                moved['moved'], moved['nowhere'], moved['dropped']))
     finally:
         if not args.database:
             fresh.drop()

@@ -136,9 +136,10 @@ def _fill(reading, limit, rows, apart, roots=None, changed=None):
     reading.close()
     free = reading.rooms()
     if changed is not None:
-        request, trees, free, apart = changes.apply(
-            changed, reading, request, trees, free, apart,
-            None if roots is None else set(roots))
+        applied = changes.Applied(changed, reading, request)
+        request = applied.request
+        trees, free, apart = applied.trees(
+            trees, free, apart, None if roots is None else set(roots))
     classes = {rc: names.rc_names[rc] for group in request.groups
                for rc in group.amounts}
     return Counted(filling.fill(request, trees, free, apart), limit,

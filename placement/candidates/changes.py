@@ -64,12 +64,13 @@ class Changed:
     ``copies`` (Copy, ...) in order; ``aggregates`` {provider of a tree
     copied: [aggregate uuid]}; ``read_new`` the read step of the copies
     (stacks.AS_NEW); ``taken`` {(rp, rc): amount} the evacuation
-    placed."""
+    placed, on the trees of ``touched`` {root}."""
     out: frozenset
     copies: tuple
     aggregates: dict
     read_new: object
     taken: dict = dataclasses.field(default_factory=dict)
+    touched: frozenset = frozenset()
 
     def names(self):
         """{root id of a copy: (its uuid, its name)}."""
@@ -158,43 +159,58 @@ def _known(wanted, found, field, what):
                                 % (field, what, unknown[0]))
 
 
-def apply(changed, reading, request, trees, free, apart=None, roots=None):
-    """(request, trees, free, apart) as ``filling.fill`` takes them, of a
-    shape's ``reading`` (a reader.RequestSearch) as ``changed``: the
-    combiner's ``request``, the ``trees`` read (in root order), ``free``
-    (its rooms, changed in place) and the trees set ``apart`` (see
-    alike.read) of the trees of ``roots`` only, if given."""
-    copies = [copy for copy in changed.copies
-              if roots is None or copy.root in roots]
-    new = None
-    if copies:
-        new = changed.read_new(reading.conn, reading.query, reading.version,
-                               served=reading.served)
-        found = {tree.root: tree for tree in new.trees(
-            roots=sorted({copy.like for copy in copies}))}
-        new.close()
-        copies = [copy for copy in copies if copy.like in found]
-    sharing = _sharing(changed, reading, request.sharing, copies, new)
-    out = changed.out
-    trees = [tree for tree in trees if tree.root not in out]
-    if copies:
+class Applied:
+    """``changed`` applied to one shape's ``reading`` (a
+    reader.RequestSearch): ``request`` the combiner's Request as changed
+    from ``request`` as read (the sharing providers as changed); its
+    ``trees`` as changed, as often as some are read."""
+
+    def __init__(self, changed, reading, request):
+        self.changed = changed
+        self.reading = reading
+        copies = changed.copies
+        new = None
+        self.found = self.rooms = {}
+        if copies:
+            new = changed.read_new(reading.conn, reading.query,
+                                   reading.version, served=reading.served)
+            self.found = {tree.root: tree for tree in new.trees(
+                roots=sorted({copy.like for copy in copies}))}
+            new.close()
+            self.rooms = new.rooms()
+            copies = [copy for copy in copies if copy.like in self.found]
+        self.copies = copies
+        self.request = request._replace(
+            sharing=_sharing(changed, reading, request.sharing, copies, new))
+
+    def trees(self, trees, free, apart=None, roots=None):
+        """(trees, free, apart) as ``filling.fill`` takes them: the
+        ``trees`` read (in root order) and the copies', ``free`` (the
+        rooms read, changed in place) and the trees set ``apart`` (see
+        alike.read) as changed; of the trees of ``roots`` (a set) only,
+        if given."""
+        changed = self.changed
+        copies = [copy for copy in self.copies
+                  if roots is None or copy.root in roots]
+        out = changed.out
+        trees = [tree for tree in trees if tree.root not in out]
         outside = [bool(group.in_tree)
-                   for group in reading.query.groups.values()]
-        trees += [_renamed(found[copy.like], copy, outside)
+                   for group in self.reading.query.groups.values()]
+        trees += [_renamed(self.found[copy.like], copy, outside)
                   for copy in copies]
-        rooms = new.rooms()
         for copy in copies:
-            for (rp, rc), room in rooms.items():
+            for (rp, rc), room in self.rooms.items():
                 if rp in copy.ids:
                     free[copy.ids[rp], rc] = room
-    for key, amount in changed.taken.items():
-        if key in free:
-            free[key] -= amount
-    if apart is not None:
-        apart = _apart(apart, sharing.serving, out, changed.taken)
-    trees += _anchored(reading, sharing, trees, apart, roots)
-    trees.sort(key=_ROOT)
-    return request._replace(sharing=sharing), trees, free, apart
+        for key, amount in changed.taken.items():
+            if key in free:
+                free[key] -= amount
+        sharing = self.request.sharing
+        if apart is not None:
+            apart = _apart(apart, sharing.serving, changed)
+        trees += _anchored(self.reading, sharing, trees, apart, roots)
+        trees.sort(key=_ROOT)
+        return trees, free, apart
 
 
 def _renamed(tree, copy, outside):
@@ -264,35 +280,47 @@ def _sharing(changed, reading, sharing, copies, new):
     return candidate_search.Sharing(roots, serving, limits, masks)
 
 
-def _apart(apart, serving, out, taken):
+def _apart(apart, serving, changed):
     """The filling.Apart of a one-group shape's trees set apart, as
-    changed: those taken out dropped, each served or not as ``serving``
-    now says, the evacuation's placements off their rows."""
+    ``changed``: those taken out dropped, each served or not as
+    ``serving`` now says, the evacuation's placements off their rows."""
     (by_root,) = serving
     layout = apart.layout
+    out, touched = changed.out, changed.touched
     taken_of = {}
-    for (rp, rc), amount in taken.items():
+    for (rp, rc), amount in changed.taken.items():
         taken_of.setdefault(rp, {})[rc] = amount
     kinds, served = {}, []
-
-    def keep(root, kind, rps, rows):
+    for kind, trees in apart.kinds.items():
+        alone = kinds[kind] = []
+        for root, rps, rows in trees:
+            if root in out:
+                continue
+            if root in touched:
+                rows = _less(layout, rps, rows, taken_of)
+            if root in by_root:
+                served.append((root, (kind, tuple(by_root[root])), rps,
+                               rows))
+            else:
+                alone.append((root, rps, rows))
+    for root, (kind, _), rps, rows in apart.served:
         if root in out:
-            return
-        if taken_of:
-            rows = [layout.less_room(row, taken_of[rp]) if rp in taken_of
-                    else row for rp, row in zip(rps, rows)]
+            continue
+        if root in touched:
+            rows = _less(layout, rps, rows, taken_of)
         if root in by_root:
             served.append((root, (kind, tuple(by_root[root])), rps, rows))
         else:
             kinds.setdefault(kind, []).append((root, rps, rows))
-
-    for kind, trees in apart.kinds.items():
-        for root, rps, rows in trees:
-            keep(root, kind, rps, rows)
-    for root, (kind, _), rps, rows in apart.served:
-        keep(root, kind, rps, rows)
     served.sort(key=_ROOT)
     return filling.Apart(kinds, served, layout)
+
+
+def _less(layout, rps, rows, taken_of):
+    """A tree's ``rows`` with what ``taken_of`` {rp: {rc: amount}} says
+    off their free space."""
+    return [layout.less_room(row, taken_of[rp]) if rp in taken_of else row
+            for rp, row in zip(rps, rows)]
 
 
 def _anchored(reading, sharing, trees, apart, roots):

@@ -42,6 +42,9 @@ TYPES = tables.consumer_types
 DROPPED_TYPE = 'MIGRATION'
 # The microversion the consumers' shapes are read at.
 VERSION = microversions.MAX
+# The trees of this many roots are read first for a consumer shape (then
+# twice as many each time): first fit seldom goes further.
+PAGE = 64
 
 _MINE = RPA.alias('mine')
 _THEIRS = RPA.alias('theirs')
@@ -57,10 +60,12 @@ def evacuate(conn, changed, shapes_of, read):
     dropped = _of_type(conn, sorted(held), DROPPED_TYPE)
     outside = {rp for consumer in held.values() for rp in consumer.kept}
     reach = _reach(conn, sorted(outside))
+    roots = _roots(conn, changed)
     served = None
     shapes = {}
     free = {}
     taken = {}
+    touched = set()
     placed = {}
     for uuid in sorted(held):
         if uuid in dropped:
@@ -71,17 +76,21 @@ def evacuate(conn, changed, shapes_of, read):
         key = repr(query)
         if key not in shapes:
             shapes[key] = _Shape(read(conn, dataclasses.replace(
-                query, limit=None), VERSION, served=served), changed, free)
+                query, limit=None), VERSION, served=served), changed, roots,
+                free)
             served = shapes[key].served
-        root, allocations = shapes[key].place(
-            free, _reaching(changed, reach, consumer.kept))
+        shape = shapes[key]
+        root, allocations = shape.place(
+            _reaching(changed, reach, consumer.kept))
         for rp, rc, amount in allocations or ():
             taken[rp, rc] = taken.get((rp, rc), 0) + amount
+            touched.add(shape.sharing_roots.get(rp, root))
         placed[uuid] = (root, 'given' if uuid in shapes_of else 'recorded')
     labels = _labels(conn, changed, {root for root, _ in placed.values()
                                      if root is not None})
     moved = sum(1 for root, _ in placed.values() if root is not None)
-    return dataclasses.replace(changed, taken=taken), {
+    return dataclasses.replace(changed, taken=taken,
+                               touched=frozenset(touched)), {
         'moved': moved,
         'nowhere': len(placed) - moved,
         'dropped': len(held) - len(placed),
@@ -98,39 +107,74 @@ class _Held:
 
 
 class _Shape:
-    """A consumer shape read once: its combiner request and trees as
-    changed, its free space added to the shared ``free``, and the cursor
-    of its first tree that may still have room."""
+    """A consumer shape, its trees read page by page of ``roots`` (all
+    roots, in order) as first fit needs them: most consumers find room
+    in the first trees.  Its combiner request as changed, the free
+    space of each page added to the shared ``free`` as read, and the
+    cursor of its first tree that may still have room."""
 
-    def __init__(self, reading, changed, free):
-        request = reading.request()
-        trees = list(reading.trees())
-        reading.close()
+    def __init__(self, reading, changed, roots, free):
+        self.reading = reading
         self.served = reading.served
-        self.request, self.trees, rooms, _ = changes.apply(
-            changed, reading, request, trees, reading.rooms())
-        for key, room in rooms.items():
-            free.setdefault(key, room)
-        self.kinds = filling.Kinds(self.request)
+        self.applied = changes.Applied(changed, reading, reading.request())
+        self.kinds = filling.Kinds(self.applied.request)
+        self.sharing_roots = self.applied.request.sharing.roots
+        self.pages = _pages(roots)
+        self.free = free
+        self.trees = []
         self.cursor = 0
 
-    def place(self, free, reach):
-        """(root, [(rp, rc, amount)]) of one instance placed first fit in
-        ``free`` (taken from it), on a tree of ``reach`` if not None; (None,
-        None) when none fits."""
-        trees = self.trees
+    def place(self, reach):
+        """(root, [(rp, rc, amount)]) of one instance placed first fit
+        (taken from the shared free space), on a tree of ``reach`` if not
+        None; (None, None) when none fits."""
         unbroken = True
-        for at in range(self.cursor, len(trees)):
-            tree = trees[at]
+        at = self.cursor
+        while at < len(self.trees) or self._read_page():
+            if at == len(self.trees):
+                # A page of trees none of which the shape can use.
+                continue
+            tree = self.trees[at]
+            at += 1
             if reach is not None and tree.root not in reach:
                 unbroken = False
                 continue
-            allocations = filling.place_first(tree, self.kinds, free)
+            allocations = filling.place_first(tree, self.kinds, self.free)
             if allocations is not None:
                 return tree.root, allocations
             if unbroken:
-                self.cursor = at + 1
+                self.cursor = at
         return None, None
+
+    def _read_page(self):
+        """Read the trees of the next page; False when none is left."""
+        page = next(self.pages, None)
+        if page is None:
+            return False
+        read = list(self.reading.trees(roots=page))
+        trees, rooms, _ = self.applied.trees(read, self.reading.rooms(),
+                                             roots=set(page))
+        for key, room in rooms.items():
+            self.free.setdefault(key, room)
+        self.trees += trees
+        return True
+
+
+def _pages(roots):
+    """``roots`` in pages of doubling size."""
+    start, size = 0, PAGE
+    while start < len(roots):
+        yield roots[start:start + size]
+        start += size
+        size *= 2
+
+
+def _roots(conn, changed):
+    """Every root left (in order), then the copies'."""
+    return [root for root, in conn.execute(
+        sa.select(RP.c.id).where(RP.c.id == RP.c.root_provider_id)
+        .order_by(RP.c.id)) if root not in changed.out] + [
+        copy.root for copy in changed.copies]
 
 
 def _held(conn, out):

@@ -287,3 +287,22 @@ def test_evacuation_moves_as_a_scheduler_would(
     hypothesis.event('moved: %d' % min(asked['evacuation']['moved'], 3))
     hypothesis.event('nowhere: %d' % min(asked['evacuation']['nowhere'], 3))
     hypothesis.target(asked['evacuation']['moved'])
+
+
+def test_a_consumer_moves_past_the_trees_first_read(client, w):
+    # The trees are read page by page as first fit needs them: a
+    # consumer goes to the first tree with room, however far.
+    for index in range(150):
+        w.add('cn%03d' % index, inventory={'VCPU': 2},
+              used={'VCPU': 2} if 0 < index < 140 else {})
+    consumer = helpers.new_uuid()
+    assert helpers.put(client, consumer, {
+        w.uuid('cn000'): {'VCPU': 1}}).status_code == 204
+    answer = oracle.shapes(client, {
+        'shapes': {'one': 'resources=VCPU:1'}, 'evacuate': True,
+        'without': {'roots': [w.uuid('cn000')]},
+        'with': [{'like': w.uuid('cn000'), 'count': 1}]})
+    assert answer['evacuation'] == {
+        'moved': 1, 'nowhere': 0, 'dropped': 0,
+        'consumers': {consumer: {'to': w.uuid('cn140'), 'by': 'recorded'}}}
+    assert answer['shapes']['one']['fits'] == 10 * 2 - 1 + 2
