@@ -30,7 +30,9 @@ The uses:
               read by AS_NEW and added; first, with ``evacuate``, per
               consumer of the trees taken out read(ROOMS) of its shape
               -> assemble -> change -> place one (evacuation.py), the
-              placements taken from what every shape then counts
+              placements taken from what every shape then counts; with
+              ``survive``, per root its consumers placed alike on the
+              others, in an overlay per root (survival.py)
     claim     the list's read (the consumers' holdings free) -> assemble
               -> combine -> weigh or limit (the order asked; as many
               candidates as the group likely needs, then all) -> shuffle
@@ -56,6 +58,7 @@ from placement.candidates import ranking
 from placement.candidates import reader
 from placement.candidates import render
 from placement.candidates import summaries as summaries_mod
+from placement.candidates import survival
 from placement.candidates import tree_rules
 from placement.candidates import weigh
 
@@ -181,7 +184,8 @@ def count_capacity(conn, shapes, version):
 
 def what_if(conn, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
-    ``shapes`` as changed, with the evacuation's answer when asked."""
+    ``shapes`` as changed, with the evacuation's and N+1's answers when
+    asked."""
     rooms = functools.partial(read, plan=ROOMS)
     changed = changes.resolve(conn, asked,
                               functools.partial(read, plan=AS_NEW))
@@ -192,6 +196,9 @@ def what_if(conn, shapes, version, asked):
     answer = capacity_mod.count(conn, shapes, version, rooms, changed)
     if moved is not None:
         answer['evacuation'] = moved
+    if asked.survive:
+        answer['survive'] = survival.survive(
+            conn, changed, asked.survive_member_of, asked.shapes_of, rooms)
     return answer
 
 
