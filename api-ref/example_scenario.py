@@ -263,6 +263,11 @@ def capacity(rec):
                      'member_of': 'in:' + AGGREGATE}}})
     rec('capacity-post-bad-shape', 'POST', '/capacity', 400, body={
         'shapes': {'m1.tiny': 'resources=VCPU:0'}})
+    rec('capacity-post-what-if', 'POST', '/capacity', 200, body={
+        'shapes': {'m1.small': 'resources=VCPU:1,MEMORY_MB:2048,DISK_GB:20'},
+        'without': {'roots': [COMPUTE]},
+        'with': [{'like': COMPUTE, 'count': 1}],
+        'evacuate': True})
 
 
 def reshaper(rec):

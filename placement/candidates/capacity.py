@@ -69,7 +69,7 @@ def count(conn, shapes, version, read, changed=None):
               for name, reading in readings.items()}
     everyone = [scope for found in scoped.values() for scope in found]
     total, within = stranded_mod.free(conn, classes,
-                                      {**scoped, None: everyone})
+                                      {**scoped, None: everyone}, changed)
     answers = {name: _answer(
         shape, providers, _per_aggregate(shape, memberships, pinned[name]),
         stranded_mod.split(total, within[name], [shape.filled],

@@ -60,6 +60,7 @@ def evacuate(conn, changed, shapes_of, read):
     dropped = of_type(conn, sorted(held), DROPPED_TYPE)
     outside = {rp for consumer in held.values() for rp in consumer.kept}
     reach = reaches(conn, sorted(outside))
+    names = base.resource_class_names(conn)
     shapes = Shapes(conn, changed, read)
     taken = {}
     touched = set()
@@ -69,7 +70,7 @@ def evacuate(conn, changed, shapes_of, read):
             continue
         consumer = held[uuid]
         shape = shapes.of(shapes_of.get(uuid) or recorded(
-            conn, consumer.moved, parents))
+            names, consumer.moved, parents))
         root, allocations = shape.place(
             reaching(changed, reach, consumer.kept))
         for rp, rc, amount in allocations or ():
@@ -255,12 +256,11 @@ def of_type(conn, uuids, name):
     return found
 
 
-def recorded(conn, moved, parents):
+def recorded(names, moved, parents):
     """The CandidateQuery of what a consumer holds on the trees taken out
-    (``moved``): one group per provider in id order, isolated when
-    several, in one subtree when one provider is an ancestor of the
-    others."""
-    names = base.resource_class_names(conn)
+    (``moved``, classes by id; ``names`` {id: class name}): one group per
+    provider in id order, isolated when several, in one subtree when one
+    provider is an ancestor of the others."""
     suffixes = [str(number) for number in range(1, len(moved) + 1)]
     groups = {suffix: query_mod.RequestGroup(
         suffix=suffix, resources={names[rc]: amount

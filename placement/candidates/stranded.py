@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from placement.candidates import checks as checks_mod
 from placement.data import tables
+from placement.objects import base
 from placement.objects import figures
 
 INV = tables.inventories
@@ -44,40 +45,109 @@ def scopes(reading):
     return found
 
 
-def free(conn, classes, scoped):
+def free(conn, classes, scoped, changed=None):
     """({rc id: free space}, {key: {rc id: free space within its
     scopes}}) of ``classes`` {rc id: name}, summed over every inventory of
     the cloud (over-used inventories count none); ``scoped`` {key: scopes}
     names the scopes to sum within.  One statement; keys whose scopes all
-    take every provider are not summed again (they take it all)."""
+    take every provider are not summed again (they take it all).  As
+    ``changed`` (a changes.Changed) says, if given: without the trees
+    taken out, with the copies' space, less what the evacuation took."""
     if not classes:
         return {}, {key: {} for key in scoped}
     usage = figures.usage_table(classes)
     room = figures.free(INV, usage.c.used)
-    room = sa.case((room > 0, room), else_=0)
     filtered = [key for key, found in scoped.items()
                 if any(clause is not None for _, clause in found)]
-    columns = [sa.func.sum(sa.case((sa.or_(*(
-        INV.c.resource_class_id.in_(sorted(rcs)) if clause is None else
-        sa.and_(INV.c.resource_class_id.in_(sorted(rcs)), clause)
-        for rcs, clause in scoped[key])), room), else_=0))
-        for key in filtered]
+    stmt = _summed(room, scoped, filtered).select_from(
+        INV.join(RP, RP.c.id == INV.c.resource_provider_id)
+        .outerjoin(usage, sa.and_(
+            usage.c.resource_provider_id == INV.c.resource_provider_id,
+            usage.c.resource_class_id == INV.c.resource_class_id)))
+    if changed is not None and changed.out:
+        stmt = stmt.where(RP.c.root_provider_id.notin_(sorted(changed.out)))
     total = {}
     within = {key: {} for key in filtered}
     for rc, whole, *parts in conn.execute(
-            sa.select(INV.c.resource_class_id, sa.func.sum(room), *columns)
-            .select_from(
-                INV.join(RP, RP.c.id == INV.c.resource_provider_id)
-                .outerjoin(usage, sa.and_(
-                    usage.c.resource_provider_id
-                    == INV.c.resource_provider_id,
-                    usage.c.resource_class_id == INV.c.resource_class_id)))
-            .where(INV.c.resource_class_id.in_(sorted(classes)))
+            stmt.where(INV.c.resource_class_id.in_(sorted(classes)))
             .group_by(INV.c.resource_class_id)):
         total[rc] = float(whole)
         for key, part in zip(filtered, parts):
             within[key][rc] = float(part)
+    if changed is not None:
+        _copied(conn, classes, scoped, filtered, changed, total, within)
+        _taken(conn, classes, scoped, filtered, changed, total, within)
     return total, {key: within.get(key, total) for key in scoped}
+
+
+def _summed(room, scoped, filtered, by=()):
+    """The statement summing ``room`` (counted 0 where negative) per
+    class, and within the scopes of each key of ``filtered``; grouped by
+    the columns ``by`` too."""
+    room = sa.case((room > 0, room), else_=0)
+    return sa.select(*by, INV.c.resource_class_id, sa.func.sum(room), *(
+        sa.func.sum(sa.case((_within(scoped[key]), room), else_=0))
+        for key in filtered))
+
+
+def _within(scopes):
+    """Whether an inventory row is within ``scopes``, as SQL."""
+    return sa.or_(*(
+        INV.c.resource_class_id.in_(sorted(rcs)) if clause is None else
+        sa.and_(INV.c.resource_class_id.in_(sorted(rcs)), clause)
+        for rcs, clause in scopes))
+
+
+def _copied(conn, classes, scoped, filtered, changed, total, within):
+    """Add the whole capacity of each copy's original to ``total`` and
+    ``within`` (a copy is within the scopes its original is in)."""
+    copies = {}
+    for copy in changed.copies:
+        copies[copy.like] = copies.get(copy.like, 0) + 1
+    if not copies:
+        return
+    for root, rc, whole, *parts in conn.execute(
+            _summed(figures.capacity(INV), scoped, filtered,
+                    by=[RP.c.root_provider_id])
+            .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
+            .where(INV.c.resource_class_id.in_(sorted(classes)),
+                   RP.c.root_provider_id.in_(sorted(copies)))
+            .group_by(RP.c.root_provider_id, INV.c.resource_class_id)):
+        total[rc] = total.get(rc, 0) + copies[root] * float(whole)
+        for key, part in zip(filtered, parts):
+            within[key][rc] = (within[key].get(rc, 0)
+                               + copies[root] * float(part))
+
+
+def _taken(conn, classes, scoped, filtered, changed, total, within):
+    """Take what the evacuation placed off ``total`` and ``within`` (on a
+    copy, within the scopes its original is in)."""
+    original = {new: rp for copy in changed.copies
+                for rp, new in copy.ids.items()}
+    taken = {}
+    for (rp, rc), amount in changed.taken.items():
+        if rc in classes:
+            taken.setdefault(original.get(rp, rp), []).append((rc, amount))
+    if not taken:
+        return
+    inside = set()
+    for chunk in base.chunks(sorted(taken)):
+        for rp, rc, *flags in conn.execute(
+                sa.select(INV.c.resource_provider_id,
+                          INV.c.resource_class_id, *(
+                              sa.case((_within(scoped[key]), 1), else_=0)
+                              for key in filtered))
+                .select_from(INV.join(
+                    RP, RP.c.id == INV.c.resource_provider_id))
+                .where(INV.c.resource_provider_id.in_(chunk))):
+            inside.update((rp, rc, key)
+                          for key, flag in zip(filtered, flags) if flag)
+    for rp, amounts in taken.items():
+        for rc, amount in amounts:
+            total[rc] = total.get(rc, 0) - amount
+            for key in filtered:
+                if (rp, rc, key) in inside:
+                    within[key][rc] = within[key].get(rc, 0) - amount
 
 
 def split(total, within, filled, classes):

@@ -21,6 +21,7 @@ from placement.candidates import evacuation
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.data import tables
+from placement.objects import base
 
 RP = tables.resource_providers
 RPT = tables.resource_provider_traits
@@ -53,6 +54,7 @@ def survive(conn, changed, member_of, shapes_of, read):
             runs[root].append((uuid, part, kept))
     reach = evacuation.reaches(conn, sorted(
         {rp for run in runs.values() for _, _, kept in run for rp in kept}))
+    names = base.resource_class_names(conn)
     shapes = evacuation.Shapes(conn, changed, read)
     failing = {}
     for root, run in runs.items():
@@ -60,7 +62,7 @@ def survive(conn, changed, member_of, shapes_of, read):
         nowhere = 0
         for uuid, part, kept in run:
             query = shapes_of.get(uuid) or evacuation.recorded(
-                conn, part, parents)
+                names, part, parents)
             found = shapes.of(query).place_in(
                 free, evacuation.reaching(changed, reach, kept), root)
             nowhere += found is None

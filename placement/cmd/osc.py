@@ -56,6 +56,14 @@ class _ListQuery(allocation_candidate.ListAllocationCandidate):
         finally:
             del manager.placement
 
+    def _shape(self, parsed_args):
+        """The query as a shape of POST /capacity or POST /claims: its
+        parameters as a query string would carry them (an empty list not
+        at all)."""
+        return {name: value if isinstance(value, list) else str(value)
+                for name, value in self._query(parsed_args).items()
+                if value not in ([], None)}
+
     def _send(self, parsed_args, url):
         """The JSON answer of ``url`` to the query the list command
         builds from ``parsed_args``."""
@@ -127,16 +135,76 @@ class ShowCapacity(command.ShowOne, _ListQuery):
     count per aggregate (an availability zone is one) and the free space
     the shape cannot use (``stranded``), in every output format
     (``-f value -c fits`` prints the total alone); ``--limit`` cuts the
-    providers listed, not the count.  Needs the ``placement:capacity``
-    policy (admin by default).
+    providers listed, not the count.  What if: ``--without-root`` and
+    ``--without-aggregate`` take trees out, ``--with LIKE=N`` adds N
+    copies of the tree of root LIKE, ``--evacuate`` moves the consumers
+    of the trees taken out first (``POST /capacity``; the answer then
+    adds ``evacuation``).  Needs the ``placement:capacity`` policy
+    (admin by default).
     """
 
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--without-root', metavar='<uuid>', action='append', default=[],
+            help='What if the tree of this root provider were taken out; '
+                 'repeatable.')
+        parser.add_argument(
+            '--without-aggregate', metavar='<uuid>', action='append',
+            default=[], help='What if the trees with a provider in this '
+                             'aggregate were taken out; repeatable.')
+        parser.add_argument(
+            '--with', metavar='<root uuid>=<count>', dest='copies',
+            action='append', default=[], type=_copies,
+            help='What if <count> trees like that of this root were '
+                 'added, nothing allocated; repeatable.')
+        parser.add_argument(
+            '--evacuate', action='store_true',
+            help='Move the consumers of the trees taken out first.')
+        return parser
+
     def take_action(self, parsed_args):
-        body = self._send(parsed_args, CAPACITY_URL)
+        changes = _changes(parsed_args)
+        if changes:
+            answer = self.app.client_manager.placement.request(
+                'POST', CAPACITY_URL, json=dict(
+                    changes, shapes={'shape': self._shape(parsed_args)})
+            ).json()
+            body = answer['shapes']['shape']
+            if 'evacuation' in answer:
+                body['evacuation'] = answer['evacuation']
+        else:
+            body = self._send(parsed_args, CAPACITY_URL)
         # Every field of the answer, so that new ones show up too.
         return tuple(body), tuple(
             _Entries(value) if isinstance(value, (dict, list)) else value
             for value in body.values())
+
+
+def _copies(value):
+    """``--with``'s ``<root uuid>=<count>`` as POST /capacity's entry."""
+    like, _, count = value.partition('=')
+    if not count.isdigit():
+        raise ValueError(value)
+    return {'like': like, 'count': int(count)}
+
+
+def _changes(parsed_args):
+    """The what-if members of POST /capacity's body the options ask for
+    ({} for none)."""
+    changes = {}
+    without = {}
+    if parsed_args.without_root:
+        without['roots'] = parsed_args.without_root
+    if parsed_args.without_aggregate:
+        without['aggregates'] = parsed_args.without_aggregate
+    if without:
+        changes['without'] = without
+    if parsed_args.copies:
+        changes['with'] = parsed_args.copies
+    if parsed_args.evacuate:
+        changes['evacuate'] = True
+    return changes
 
 
 class ClaimAllocations(_ListQuery):
@@ -182,11 +250,7 @@ class ClaimAllocations(_ListQuery):
                  'user_id': parsed_args.user, 'consumer_generation': None}
         if self.compare_version(version.ge('1.38')):
             owner['consumer_type'] = parsed_args.consumer_type
-        # As a query string would carry them: an empty list not at all.
-        shape = {name: value if isinstance(value, list) else str(value)
-                 for name, value in self._query(parsed_args).items()
-                 if value not in ([], None)}
-        body = {'shape': shape,
+        body = {'shape': self._shape(parsed_args),
                 'consumers': dict.fromkeys(parsed_args.consumer, owner),
                 'roots': parsed_args.roots,
                 'alternates': parsed_args.alternates}

@@ -200,3 +200,43 @@ def test_capacity_show(osc, server, candidates_cloud):
                 '--resource', '%s=1' % c['cores'], '--required', 'CUSTOM_NOPE')
     assert 'No such trait(s): CUSTOM_NOPE' in err
     assert 'HTTP 400' in err
+
+
+def test_capacity_show_what_if(osc, server, candidates_cloud):
+    """``--without-root``, ``--without-aggregate``, ``--with`` and
+    ``--evacuate`` ask POST /capacity about the changed cloud: the
+    shape's answer, and where the consumers moved."""
+    c = candidates_cloud
+    headers = {'x-auth-token': 'admin',
+               'openstack-api-version': 'placement ' + support.LATEST}
+    consumer = str(uuid.uuid4())
+    response = httpx.put(
+        server.url + '/allocations/' + consumer, headers=headers, json={
+            'allocations': {c['a']: {'resources': {c['cores']: 2}}},
+            'consumer_generation': None, 'project_id': str(uuid.uuid4()),
+            'user_id': str(uuid.uuid4()), 'consumer_type': 'INSTANCE'})
+    assert response.status_code == 204, response.text
+    args = ('capacity', 'show', '--resource', '%s=2' % c['cores'],
+            '--without-root', c['a'], '--with', '%s=2' % c['root'],
+            '--evacuate', '-f', 'json')
+    answer = httpx.post(server.url + '/capacity', headers=headers, json={
+        'shapes': {'shape': {'resources': '%s:2' % c['cores']}},
+        'without': {'roots': [c['a']]},
+        'with': [{'like': c['root'], 'count': 2}],
+        'evacuate': True}).json()
+    shown = osc(*args)
+    assert shown == dict(answer['shapes']['shape'],
+                         evacuation=answer['evacuation'])
+    # "a" is out: its consumer goes to "b" (4 fit there, then 3), the
+    # tree and its two copies take 2 each.
+    assert shown['evacuation']['consumers'] == {
+        consumer: {'to': c['b'], 'by': 'recorded'}}
+    assert shown['fits'] == 3 + 2 * 3
+    assert {row['uuid'] for row in shown['providers']} >= {
+        c['root'] + '#1', c['root'] + '#2'}
+    out = osc('capacity', 'show', '--resource', '%s=2' % c['cores'],
+              '--without-aggregate', c['agg'], '-f', 'value', '-c', 'fits')
+    assert out == '%d\n' % (4 + 2)
+    err = fails(osc, 'capacity', 'show', '--resource', '%s=2' % c['cores'],
+                '--evacuate')
+    assert 'evacuate needs without' in err

@@ -39,14 +39,19 @@ def _more(params):
 
 def _counted(answer):
     """What the oracle compares of a capacity answer: per shape its fits,
-    its roots' fits and what ends them, and its aggregates' fits."""
-    return {name: {'fits': shape['fits'],
-                   'providers': sorted(
-                       (entry['uuid'], entry['fits'], entry['limited_by'])
-                       for entry in shape['providers']),
-                   'aggregates': sorted((entry['uuid'], entry['fits'])
-                                        for entry in shape['aggregates'])}
-            for name, shape in answer['shapes'].items()}
+    its roots' fits and what ends them, its aggregates' fits and the
+    space stranded; the space no shape uses."""
+    return {'stranded': answer['stranded'],
+            'stranded_elsewhere': answer['stranded_elsewhere'],
+            **{name: {'fits': shape['fits'],
+                      'providers': sorted(
+                          (entry['uuid'], entry['fits'], entry['limited_by'])
+                          for entry in shape['providers']),
+                      'aggregates': sorted((entry['uuid'], entry['fits'])
+                                           for entry in shape['aggregates']),
+                      'stranded': shape['stranded'],
+                      'stranded_elsewhere': shape['stranded_elsewhere']}
+               for name, shape in answer['shapes'].items()}}
 
 
 @over_http(100)
