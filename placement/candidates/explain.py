@@ -25,8 +25,8 @@ import sqlalchemy as sa
 
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
+from placement.candidates import layouts
 from placement.candidates import nearest as nearest_mod
-from placement.candidates import statements
 from placement.data import tables
 from placement.objects import figures
 
@@ -121,7 +121,7 @@ def census(conn, reading, query):
         inv, used = inventories[rc]
         columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
                     inv.c.step_size]
-    layout = statements.CensusLayout(masks, classes)
+    layout = layouts.CensusLayout(masks, classes)
     providers = {}
     failures = {suffix: {} for suffix in query.groups}
     root_failing = set()

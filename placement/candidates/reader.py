@@ -23,6 +23,7 @@ from placement.candidates import alike as alike_mod
 from placement.candidates import assemble
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
+from placement.candidates import layouts
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import statements
@@ -100,7 +101,7 @@ class Plan:
     ``root_required`` is part of the SQL (explain counts the trees
     failing it itself); ``rooms``: every row carries each class's free
     space and units, and nothing only a rendered answer needs (see
-    ``statements.Layout``), for the capacity count, which places
+    ``layouts.Layout``), for the capacity count, which places
     instance after instance on copies of the rows; ``allocated``: the
     usage counts (without it, every inventory is read as if nothing were
     allocated: the trees POST /capacity adds like existing ones).
@@ -167,7 +168,7 @@ class RequestSearch:
         self.allocated = plan.allocated
         self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
-            group.layout = statements.Layout(group.spec.amounts, dialect,
+            group.layout = layouts.Layout(group.spec.amounts, dialect,
                                              with_capacity,
                                              rendered=not plan.rooms)
             group.stmt = self._statement(group, every_row=plan.rooms)
@@ -250,7 +251,7 @@ class RequestSearch:
 
     def _rows(self, rows, group):
         """ProviderRow values from the driver's rows of ``group.stmt``
-        (see statements.Layout); the rows are kept for the summaries."""
+        (see layouts.Layout); the rows are kept for the summaries."""
         layout = group.layout
         seen = {}
         self.seen.append((layout, seen))
