@@ -22,10 +22,12 @@ not in the latter on MariaDB and PostgreSQL).
 With ``--what-if``, the POST /capacity measured also takes 40 flat
 compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
 2 GB and 20 GB) and moves their consumers first (``without`` and
-``evacuate``).
+``evacuate``).  With ``--n-plus-one`` it also plays the loss of each of
+1,000 flat nodes (an aggregate of their own, each holding 10 such
+consumers): ``survive`` over that aggregate.
 
 Usage: ``bench/run capacity [--db-url URL]
-[--repeats 3] [--sample 500] [--what-if]``; a server URL (as the tests'
+[--repeats 3] [--sample 500] [--what-if] [--n-plus-one]``; a server URL (as the tests'
 PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
 compare two versions of the code on one cloud, ``--database URL`` uses
 that database as it is (seeding it when it has no provider) and keeps
@@ -55,6 +57,7 @@ from bench.common import scratch
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
            'openstack-api-version': 'placement 1.39'}
+RP = tables.resource_providers
 AZS = 4
 # Compute nodes per sharing disk pool.
 POOL_SIZE = 500
@@ -150,14 +153,48 @@ HELD = {'VCPU': 2, 'MEMORY_MB': 2048, 'DISK_GB': 20}
 
 
 def drained(conn):
-    """The uuids of the first DRAINED flat nodes, their seeded usage
-    replaced by CONSUMERS_EACH consumers each (once: a database kept by
-    --database is not changed again)."""
-    rp = tables.resource_providers
+    """The uuids of the first DRAINED flat nodes, each holding
+    CONSUMERS_EACH consumers (``held_by_consumers``)."""
+    return [node.uuid for node in held_by_consumers(
+        conn, _flat().order_by(RP.c.id).limit(DRAINED))]
+
+
+# What --n-plus-one plays: the loss of each of the last RACK flat nodes,
+# an aggregate of their own, each holding CONSUMERS_EACH consumers.
+RACK = 1000
+
+
+def rack(conn):
+    """The uuid of the aggregate of the last RACK flat nodes (made once),
+    each holding CONSUMERS_EACH consumers."""
+    nodes = held_by_consumers(
+        conn, _flat().order_by(RP.c.id.desc()).limit(RACK))
+    rpa = tables.resource_provider_aggregates
+    found = conn.execute(sa.select(rpa.c.aggregate_id).where(
+        rpa.c.resource_provider_id == nodes[0].id).order_by(
+            rpa.c.aggregate_id.desc())).scalars().first()
+    if conn.execute(sa.select(sa.func.count()).select_from(rpa).where(
+            rpa.c.aggregate_id == found)).scalar() != RACK:
+        rows = cloud.Rows(conn)
+        found = rows.aggregate()
+        rows.flush()
+        conn.execute(rpa.insert(), [
+            {'resource_provider_id': node.id, 'aggregate_id': found}
+            for node in nodes])
+    return conn.execute(sa.select(tables.placement_aggregates.c.uuid).where(
+        tables.placement_aggregates.c.id == found)).scalar()
+
+
+def _flat():
+    return sa.select(RP.c.id, RP.c.uuid).where(RP.c.name.like('flat-%'))
+
+
+def held_by_consumers(conn, nodes):
+    """The rows (id, uuid) of ``nodes`` (a statement), their seeded usage
+    replaced by CONSUMERS_EACH consumers of HELD each (once: a database
+    kept by --database is not changed again)."""
     allocations = tables.allocations
-    found = conn.execute(sa.select(rp.c.id, rp.c.uuid)
-                         .where(rp.c.name.like('flat-%'))
-                         .order_by(rp.c.id).limit(DRAINED)).all()
+    found = conn.execute(nodes).all()
     held = conn.execute(sa.select(sa.func.count()).select_from(
         allocations).where(allocations.c.resource_provider_id
                            == found[0].id)).scalar()
@@ -172,7 +209,7 @@ def drained(conn):
                 for rc, amount in HELD.items():
                     rows.allocation(node.id, rc, consumer, amount)
         rows.flush()
-    return [node.uuid for node in found]
+    return found
 
 
 def call(app, method, url, body=None):
@@ -222,6 +259,7 @@ def add_arguments(parser):
     parser.add_argument('--database')
     parser.add_argument('--capacity-only', action='store_true')
     parser.add_argument('--what-if', action='store_true')
+    parser.add_argument('--n-plus-one', action='store_true')
 
 
 def main(args):
@@ -252,11 +290,14 @@ def measure(args, workdir):
             else:
                 az_uuids = Seeder(conn).cloud(args.computes)
             out = drained(conn) if args.what_if else None
+            lost = rack(conn) if args.n_plus_one else None
         engine.dispose()
         named = shapes(az_uuids)
         body = {'shapes': named}
         if out is not None:
             body.update(without={'roots': out}, evacuate=True)
+        if lost is not None:
+            body.update(survive={'each_root': True, 'member_of': lost})
         call(app, 'POST', '/capacity', body)
         runs = [call(app, 'POST', '/capacity', body)
                 for _ in range(args.repeats)]
@@ -283,6 +324,9 @@ def measure(args, workdir):
             moved = answer['evacuation']
             print('  evacuation: %d moved, %d nowhere, %d dropped' % (
                 moved['moved'], moved['nowhere'], moved['dropped']))
+        if lost is not None:
+            print('  N+1 over %d nodes: %d failing' % (
+                RACK, len(answer['survive']['failing'])))
     finally:
         if not args.database:
             fresh.drop()

@@ -202,19 +202,10 @@ def group(args, root):
 def add_arguments(parser):
     commands = parser.add_subparsers(dest='command', required=True)
     for name in ('race', 'group'):
-        sub = commands.add_parser(name)
-        sub.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
-                         '(default: SQLite)')
-        sub.add_argument('--workers', type=int, default=2)
-        sub.add_argument('--server-cmd', default=(
-            'placement-api --bind 127.0.0.1:{port} --workers {workers}'))
-        sub.add_argument('--port-range', default='21100-21149')
+        serving.add_server_arguments(commands.add_parser(name),
+                                     '21100-21149')
     race_ = commands.choices['race']
-    race_.add_argument('--computes', type=int, default=10000)
-    race_.add_argument('--concurrency', type=int, action='append')
-    race_.add_argument('--claims', type=int, default=500)
-    race_.add_argument('--limit', type=int, default=1000)
-    race_.add_argument('--max-retries', type=int, default=50)
+    serving.add_race_arguments(race_)
     race_.add_argument('--methods', nargs='*',
                        default=['claims', 'get-put', 'upstream'],
                        help='of claims, get-put and upstream (which needs '

@@ -266,6 +266,30 @@ def upstream_commands(venv, timeout=600):
             % venv)
 
 
+def add_server_arguments(parser, port_range):
+    """The options of a benchmark that starts servers of this service on
+    a database of its own: the database server, the workers, the command
+    and the ports (``port_range``, 'LOW-HIGH', kept apart per
+    benchmark so that two can run at once)."""
+    parser.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
+                        '(default: SQLite)')
+    parser.add_argument('--workers', type=int, default=2)
+    parser.add_argument('--server-cmd', default=(
+        'placement-api --bind 127.0.0.1:{port} --workers {workers}'))
+    parser.add_argument('--port-range', default=port_range)
+
+
+def add_race_arguments(parser):
+    """The options of a race of schedulers placing one flavor on a flat
+    cloud: its size, the callers, the placements, GET's limit and how
+    often a GET + PUT caller retries."""
+    parser.add_argument('--computes', type=int, default=10000)
+    parser.add_argument('--concurrency', type=int, action='append')
+    parser.add_argument('--claims', type=int, default=500)
+    parser.add_argument('--limit', type=int, default=1000)
+    parser.add_argument('--max-retries', type=int, default=50)
+
+
 def set_port_range(text):
     """Let servers use the ports ``text`` ('LOW-HIGH') names."""
     global PORT_RANGE

@@ -9,7 +9,8 @@ assemble, combine, weigh, limit, render, census, fill), and
     checks     every rule of the request, declared once    checks.py,
                                                            tree_rules.py
     read       one statement per group, as a Plan says     reader.py,
-                                                           statements.py
+                                                           statements.py,
+                                                           layouts.py
     assemble   rows -> one Tree per tree                   assemble.py
     combine    groups into candidates, tree by tree        candidate_search.py,
                                                            search_state.py

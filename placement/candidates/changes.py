@@ -36,11 +36,15 @@ _ROOT = operator.itemgetter(0)
 class Asked:
     """The changes as asked, by uuid: ``without_roots``,
     ``without_aggregates``, ``copies`` ((like uuid, count), ...),
-    ``evacuate`` and ``shapes_of`` {consumer uuid: CandidateQuery}."""
+    ``evacuate``, ``survive`` (N+1, of the roots in aggregate
+    ``survive_member_of`` if given) and ``shapes_of`` {consumer uuid:
+    CandidateQuery}."""
     without_roots: tuple = ()
     without_aggregates: tuple = ()
     copies: tuple = ()
     evacuate: bool = False
+    survive: bool = False
+    survive_member_of: typing.Optional[str] = None
     shapes_of: dict = dataclasses.field(default_factory=dict)
 
 
@@ -98,13 +102,13 @@ def resolve(conn, asked, read_new):
     out = set(roots.values())
     if asked.without_aggregates:
         wanted = sorted(set(asked.without_aggregates))
-        known = dict(conn.execute(sa.select(AGG.c.uuid, AGG.c.id)
+        found = dict(conn.execute(sa.select(AGG.c.uuid, AGG.c.id)
                                   .where(AGG.c.uuid.in_(wanted))).all())
-        _known(wanted, known, 'without.aggregates', 'aggregate')
+        known(wanted, found, 'without.aggregates', 'aggregate')
         out.update(root for root, in conn.execute(
             sa.select(RP.c.root_provider_id).distinct()
             .select_from(RPA.join(RP, RP.c.id == RPA.c.resource_provider_id))
-            .where(RPA.c.aggregate_id.in_(sorted(known.values())))))
+            .where(RPA.c.aggregate_id.in_(sorted(found.values())))))
     liked = _roots(conn, [like for like, _ in asked.copies], 'with.like')
     copies, aggregates = [], {}
     if liked:
@@ -143,7 +147,7 @@ def _roots(conn, uuids, field):
     found = {uuid: (rp, root) for uuid, rp, root in conn.execute(
         sa.select(RP.c.uuid, RP.c.id, RP.c.root_provider_id)
         .where(RP.c.uuid.in_(wanted)))}
-    _known(wanted, found, field, 'resource provider')
+    known(wanted, found, field, 'resource provider')
     inner = [uuid for uuid, (rp, root) in sorted(found.items())
              if rp != root]
     if inner:
@@ -152,7 +156,7 @@ def _roots(conn, uuids, field):
     return {uuid: rp for uuid, (rp, _) in found.items()}
 
 
-def _known(wanted, found, field, what):
+def known(wanted, found, field, what):
     unknown = [uuid for uuid in wanted if uuid not in found]
     if unknown:
         raise errors.BadRequest('%s: no %s with uuid %s.'

@@ -79,13 +79,18 @@ def first_read(request):
     return max(FIRST_READ, FIRST_READ_PER_CONSUMER * len(request.consumers))
 
 
-def choose(conn, request, listing):
+def replacing(request):
+    """The consumers of ``request`` given with a generation: existing
+    ones, whose new allocations replace what they hold (the read counts
+    that as free for them)."""
+    return tuple(consumer.uuid for consumer in request.consumers
+                 if consumer.generation is not None)
+
+
+def choose(request, listing):
     """The index in ``listing.options`` of each consumer's choice, or
-    None when the group does not fit (claim_choice.choose); what the
-    consumers hold now counts as free for them."""
-    free = _released(listing.free, alloc_obj.held(
-        conn, [consumer.uuid for consumer in request.consumers]))
-    return claim_choice.choose(listing.options, free,
+    None when the group does not fit (claim_choice.choose)."""
+    return claim_choice.choose(listing.options, listing.free,
                                len(request.consumers), request.roots,
                                request.order)
 
@@ -119,19 +124,6 @@ def write(conn, request, version, listing, chosen, writes):
     and answer POST /claims' 200 body."""
     alloc_obj.write(conn, writes)
     return _answer(conn, request, version, listing, chosen)
-
-
-def _released(free, held):
-    """``free`` {rp: {rc: free space}} with what the consumers hold now
-    added back: their new allocations replace it (the candidates are
-    still those listed with it in use)."""
-    if not held:
-        return free
-    free = {rp: dict(amounts) for rp, amounts in free.items()}
-    for (rp, rc), amount in held.items():
-        if rc in free.get(rp, {}):
-            free[rp][rc] += amount
-    return free
 
 
 def _named(listing, option):

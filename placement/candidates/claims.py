@@ -1,13 +1,15 @@
 """What POST /claims chooses from: the candidates of one shape, best
 first, each with the root of its tree, and the free space the reader
 saw (stacks.claim lists them with the list's own steps: first a few per
-consumer, every one when those hold no fit)."""
+consumer, every one when those hold no fit), ties shuffled."""
 import dataclasses
+import random
 import typing
 
 import sqlalchemy as sa
 
 from placement.candidates import lookup
+from placement.candidates import weigh
 from placement.data import tables
 
 RP = tables.resource_providers
@@ -57,3 +59,15 @@ def listing(conn, reading, options):
             if rp in missing)
     return Listing(options, reading.free_space(), uuids,
                    reading.names.rc_names)
+
+
+def ties_shuffled(listing, order, rng=random):
+    """``listing`` with its ties in random order, so that callers asking
+    at once start on different providers: in the ``default`` order every
+    candidate read is a tie (it is upstream's order, which prefers none);
+    the weighed orders have shuffled theirs already (weigh.ordered)."""
+    if order != weigh.DEFAULT:
+        return listing
+    options = list(listing.options)
+    rng.shuffle(options)
+    return dataclasses.replace(listing, options=options)

@@ -56,15 +56,12 @@ def evacuate(conn, changed, shapes_of, read):
     of the consumers on the trees ``changed`` takes out; ``shapes_of``
     {consumer uuid: CandidateQuery} replaces their recorded shapes;
     ``read``: the stack's read step (the ROOMS plan)."""
-    held, parents = _held(conn, changed.out)
-    dropped = _of_type(conn, sorted(held), DROPPED_TYPE)
+    held, parents = holdings(conn, changed.out)
+    dropped = of_type(conn, sorted(held), DROPPED_TYPE)
     outside = {rp for consumer in held.values() for rp in consumer.kept}
-    reach = _reach(conn, sorted(outside))
-    roots = _roots(conn, changed)
+    reach = reaches(conn, sorted(outside))
     names = base.resource_class_names(conn)
-    served = None
-    shapes = {}
-    free = {}
+    shapes = Shapes(conn, changed, read)
     taken = {}
     touched = set()
     placed = {}
@@ -72,22 +69,15 @@ def evacuate(conn, changed, shapes_of, read):
         if uuid in dropped:
             continue
         consumer = held[uuid]
-        query = shapes_of.get(uuid) or _recorded(names, consumer.moved,
-                                                 parents)
-        key = repr(query)
-        if key not in shapes:
-            shapes[key] = _Shape(read(conn, dataclasses.replace(
-                query, limit=None), VERSION, served=served), changed, roots,
-                free)
-            served = shapes[key].served
-        shape = shapes[key]
+        shape = shapes.of(shapes_of.get(uuid) or recorded(
+            names, consumer.moved, parents))
         root, allocations = shape.place(
-            _reaching(changed, reach, consumer.kept))
+            reaching(changed, reach, consumer.kept))
         for rp, rc, amount in allocations or ():
             taken[rp, rc] = taken.get((rp, rc), 0) + amount
             touched.add(shape.sharing_roots.get(rp, root))
         placed[uuid] = (root, 'given' if uuid in shapes_of else 'recorded')
-    labels = _labels(conn, changed, {root for root, _ in placed.values()
+    labels = labelled(conn, changed, {root for root, _ in placed.values()
                                      if root is not None})
     moved = sum(1 for root, _ in placed.values() if root is not None)
     return dataclasses.replace(changed, taken=taken,
@@ -105,6 +95,33 @@ class _Held:
     trees taken out, ``kept`` {rp} elsewhere."""
     moved: dict = dataclasses.field(default_factory=dict)
     kept: set = dataclasses.field(default_factory=set)
+
+
+class Shapes:
+    """The consumer shapes of one what-if, each read once (by ``read``,
+    the stack's read step) with the trees of every root left and the
+    copies', and one free-space state ``free`` {(rp, rc): room} they
+    all place in."""
+
+    def __init__(self, conn, changed, read):
+        self.conn = conn
+        self.changed = changed
+        self.read = read
+        self.roots = _roots(conn, changed)
+        self.free = {}
+        self._served = None
+        self._read = {}
+
+    def of(self, query):
+        """The _Shape of a CandidateQuery, read at its first use."""
+        key = repr(query)
+        if key not in self._read:
+            shape = _Shape(self.read(
+                self.conn, dataclasses.replace(query, limit=None), VERSION,
+                served=self._served), self.changed, self.roots, self.free)
+            self._served = shape.served
+            self._read[key] = shape
+        return self._read[key]
 
 
 class _Shape:
@@ -129,23 +146,41 @@ class _Shape:
         """(root, [(rp, rc, amount)]) of one instance placed first fit
         (taken from the shared free space), on a tree of ``reach`` if not
         None; (None, None) when none fits."""
+        root, allocations, self.cursor = self._first_fit(
+            self.free, reach, None, self.cursor)
+        return root, allocations
+
+    def place_in(self, free, reach, lost):
+        """The root of the tree one instance is placed on first fit in
+        ``free`` (an overlay of the shared free space, taken from), on a
+        tree of ``reach`` if not None and not on that of root ``lost``;
+        None when none fits.  The cursor stays: what does not fit in an
+        overlay may fit in the shared space."""
+        root, _, _ = self._first_fit(free, reach, lost, self.cursor)
+        return root
+
+    def _first_fit(self, free, reach, lost, cursor):
+        """(root, allocations, ``cursor`` moved past the trees before the
+        first one that has room) of ``place``; (None, None, cursor) when
+        none fits."""
         unbroken = True
-        at = self.cursor
+        at = cursor
         while at < len(self.trees) or self._read_page():
             if at == len(self.trees):
                 # A page of trees none of which the shape can use.
                 continue
             tree = self.trees[at]
             at += 1
-            if reach is not None and tree.root not in reach:
+            if tree.root == lost or (reach is not None
+                                     and tree.root not in reach):
                 unbroken = False
                 continue
-            allocations = filling.place_first(tree, self.kinds, self.free)
+            allocations = filling.place_first(tree, self.kinds, free)
             if allocations is not None:
-                return tree.root, allocations
+                return tree.root, allocations, cursor
             if unbroken:
-                self.cursor = at
-        return None, None
+                cursor = at
+        return None, None, cursor
 
     def _read_page(self):
         """Read the trees of the next page; False when none is left."""
@@ -178,7 +213,7 @@ def _roots(conn, changed):
         copy.root for copy in changed.copies]
 
 
-def _held(conn, out):
+def holdings(conn, out):
     """({consumer uuid: _Held} of the consumers holding allocations on
     the trees of roots ``out``, {rp: parent} of those trees'
     providers)."""
@@ -209,7 +244,7 @@ def _held(conn, out):
     return held, parents
 
 
-def _of_type(conn, uuids, name):
+def of_type(conn, uuids, name):
     """{uuid} of the consumers ``uuids`` of type ``name``."""
     found = set()
     for chunk in base.chunks(uuids):
@@ -221,7 +256,7 @@ def _of_type(conn, uuids, name):
     return found
 
 
-def _recorded(names, moved, parents):
+def recorded(names, moved, parents):
     """The CandidateQuery of what a consumer holds on the trees taken out
     (``moved``, classes by id; ``names`` {id: class name}): one group per
     provider in id order, isolated when several, in one subtree when one
@@ -251,7 +286,7 @@ def _holds(top, rp, parents):
     return False
 
 
-def _reach(conn, providers):
+def reaches(conn, providers):
     """{provider: {root of each tree with a provider in one of its
     aggregates}} of ``providers``."""
     found = {rp: set() for rp in providers}
@@ -268,7 +303,7 @@ def _reach(conn, providers):
     return found
 
 
-def _reaching(changed, reach, kept):
+def reaching(changed, reach, kept):
     """{root} of the trees (copies among them) reaching every provider of
     ``kept``; None when there are none to reach."""
     if not kept:
@@ -277,7 +312,7 @@ def _reaching(changed, reach, kept):
     return changed.with_copies(roots)
 
 
-def _labels(conn, changed, roots):
+def labelled(conn, changed, roots):
     """{root: its uuid, or its name as a copy}."""
     labels = {root: uuid for root, (uuid, _) in changed.names().items()
               if root in roots}

@@ -25,8 +25,8 @@ import sqlalchemy as sa
 
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
+from placement.candidates import layouts
 from placement.candidates import nearest as nearest_mod
-from placement.candidates import statements
 from placement.data import tables
 from placement.objects import figures
 
@@ -80,7 +80,8 @@ def census(conn, reading, query):
     inventories = {}
     # Every provider is read: the usage of the classes is summed once,
     # not looked up per inventory row.
-    usage = figures.usage_table(names.rc[rc] for rc in classes)
+    usage = figures.usage_table((names.rc[rc] for rc in classes),
+                                reading.released)
     for number, rc in enumerate(classes):
         inv = INV.alias('inv_%d' % number)
         used = usage.alias('used_%d' % number)
@@ -120,7 +121,7 @@ def census(conn, reading, query):
         inv, used = inventories[rc]
         columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
                     inv.c.step_size]
-    layout = statements.CensusLayout(masks, classes)
+    layout = layouts.CensusLayout(masks, classes)
     providers = {}
     failures = {suffix: {} for suffix in query.groups}
     root_failing = set()

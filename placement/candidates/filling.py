@@ -44,7 +44,7 @@ class Apart(typing.NamedTuple):
     read): [(root, [rp, ...], [row, ...])]}; those served, in root order,
     ``served`` [(root, (that kind, the (sharing provider, class mask)
     serving it), [rp, ...], [row, ...])]; ``layout`` the
-    statements.Layout the rows are read by."""
+    layouts.Layout the rows are read by."""
     kinds: dict
     served: list
     layout: object

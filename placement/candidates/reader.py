@@ -23,6 +23,7 @@ from placement.candidates import alike as alike_mod
 from placement.candidates import assemble
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
+from placement.candidates import layouts
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import statements
@@ -100,7 +101,7 @@ class Plan:
     ``root_required`` is part of the SQL (explain counts the trees
     failing it itself); ``rooms``: every row carries each class's free
     space and units, and nothing only a rendered answer needs (see
-    ``statements.Layout``), for the capacity count, which places
+    ``layouts.Layout``), for the capacity count, which places
     instance after instance on copies of the rows; ``allocated``: the
     usage counts (without it, every inventory is read as if nothing were
     allocated: the trees POST /capacity adds like existing ones).
@@ -116,12 +117,16 @@ class RequestSearch:
     """The reading of one request: names, the groups' statements, the
     sharing providers, paging and the trees, as ``plan`` says.
     ``served``: the sharing providers' reach (``served``), read once per
-    transaction by the caller.  The combiner's limits stay those of the
-    list whatever the plan (``summed``: two groups request one class).
+    transaction by the caller.  ``released``: consumers (uuids) whose
+    allocations count as free (POST /claims replaces them).  The
+    combiner's limits stay those of the list whatever the plan
+    (``summed``: two groups request one class).
     """
 
-    def __init__(self, conn, query, version, names, served, plan):
+    def __init__(self, conn, query, version, names, served, plan,
+                 released=()):
         self.conn = conn
+        self.released = released
         self.query = query
         self.version = version
         self.names = names
@@ -163,7 +168,7 @@ class RequestSearch:
         self.allocated = plan.allocated
         self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
-            group.layout = statements.Layout(group.spec.amounts, dialect,
+            group.layout = layouts.Layout(group.spec.amounts, dialect,
                                              with_capacity,
                                              rendered=not plan.rooms)
             group.stmt = self._statement(group, every_row=plan.rooms)
@@ -195,7 +200,7 @@ class RequestSearch:
             self.names, group.stack, group.spec.spread, group.spec.amounts,
             group.layout, self.conn.dialect.name, self.summary_classes,
             limited=self.limited, every_row=every_row,
-            allocated=self.allocated)
+            released=self.released, allocated=self.allocated)
 
     def _group(self, request):
         stack = checks_mod.group_stack(request)
@@ -246,7 +251,7 @@ class RequestSearch:
 
     def _rows(self, rows, group):
         """ProviderRow values from the driver's rows of ``group.stmt``
-        (see statements.Layout); the rows are kept for the summaries."""
+        (see layouts.Layout); the rows are kept for the summaries."""
         layout = group.layout
         seen = {}
         self.seen.append((layout, seen))
@@ -304,7 +309,8 @@ class RequestSearch:
                 continue
             stmt = statements.ranking_statement(
                 self.names, group.stack, group.spec.spread,
-                group.spec.amounts, self.conn.dialect.name, lowest)
+                group.spec.amounts, self.conn.dialect.name, lowest,
+                self.released)
             if self.root_filter is not None:
                 stmt = stmt.where(self.root_filter)
             yield (group.spec, self.sharing.serving[index],

@@ -30,12 +30,15 @@ The uses:
               read by AS_NEW and added; first, with ``evacuate``, per
               consumer of the trees taken out read(ROOMS) of its shape
               -> assemble -> change -> place one (evacuation.py), the
-              placements taken from what every shape then counts
-    claim     the list's read -> assemble -> combine -> weigh or limit
-              (the order asked; as many candidates as the group likely
-              needs, then all) -> choose -> check room -> write; from
-              the read again while concurrent writers take the room
-              chosen; no fit: explain's summary
+              placements taken from what every shape then counts; with
+              ``survive``, per root its consumers placed alike on the
+              others, in an overlay per root (survival.py)
+    claim     the list's read (the consumers' holdings free) -> assemble
+              -> combine -> weigh or limit (the order asked; as many
+              candidates as the group likely needs, then all) -> shuffle
+              ties -> choose -> check room -> write; from the read again
+              while concurrent writers take the room chosen; no fit:
+              explain's summary
 """
 import dataclasses
 import functools
@@ -55,6 +58,7 @@ from placement.candidates import ranking
 from placement.candidates import reader
 from placement.candidates import render
 from placement.candidates import summaries as summaries_mod
+from placement.candidates import survival
 from placement.candidates import tree_rules
 from placement.candidates import weigh
 
@@ -76,13 +80,15 @@ AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                      rooms=True, allocated=False)
 
 
-def read(conn, query, version, plan, served=None):
+def read(conn, query, version, plan, served=None, released=()):
     """The read step: a reader.RequestSearch of ``query`` by ``plan``;
-    ``served`` (reader.served), when read already in this transaction."""
+    ``served`` (reader.served), when read already in this transaction;
+    ``released``: consumers whose allocations count as free."""
     names = names_mod.Names(conn, query)
     if served is None:
         served = reader.served(conn, names)
-    return reader.RequestSearch(conn, query, version, names, served, plan)
+    return reader.RequestSearch(conn, query, version, names, served, plan,
+                                released)
 
 
 def _list_plan(conf):
@@ -135,12 +141,13 @@ def _in_bands(reading, request, conf, limit):
     return bands.chosen()
 
 
-def explain(conn, query, version, conf, unanswered=None):
+def explain(conn, query, version, conf, unanswered=None, released=()):
     """GET /allocation_candidates/explain: the JSON body for a parsed
     CandidateQuery; ``unanswered`` is the list's pipeline.Unanswered when
-    it found nothing (its trees are not read again)."""
+    it found nothing (its trees are not read again); ``released`` as
+    ``read`` takes it."""
     if unanswered is None:
-        reading = read(conn, query, version, EVERY_TREE)
+        reading = read(conn, query, version, EVERY_TREE, released=released)
         request = reading.request()
         trees = list(reading.trees())
         reading.close()
@@ -177,7 +184,8 @@ def count_capacity(conn, shapes, version):
 
 def what_if(conn, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
-    ``shapes`` as changed, with the evacuation's answer when asked."""
+    ``shapes`` as changed, with the evacuation's and N+1's answers when
+    asked."""
     rooms = functools.partial(read, plan=ROOMS)
     changed = changes.resolve(conn, asked,
                               functools.partial(read, plan=AS_NEW))
@@ -188,6 +196,9 @@ def what_if(conn, shapes, version, asked):
     answer = capacity_mod.count(conn, shapes, version, rooms, changed)
     if moved is not None:
         answer['evacuation'] = moved
+    if asked.survive:
+        answer['survive'] = survival.survive(
+            conn, changed, asked.survive_member_of, asked.shapes_of, rooms)
     return answer
 
 
@@ -195,21 +206,24 @@ def claim(conn, request, version, conf):
     """POST /claims: the 200 body for ``request`` (a claiming.Claim);
     ``conf`` is the [placement] group.  The candidates are read as far
     as the choice is likely to need (claiming.first_read), all of them
-    when that was not enough."""
+    when that was not enough; what the consumers hold now counts as free
+    for them (their new allocations replace it)."""
     deadline = claiming.Deadline()
     wanted = claiming.first_read(request)
     ordered = claims.Ordered(conf, request.order)
+    released = claiming.replacing(request)
     while True:
-        listing = _best_first(conn, dataclasses.replace(
-            request.shape, limit=wanted), version, ordered)
-        chosen = claiming.choose(conn, request, listing)
+        listing = claims.ties_shuffled(_best_first(
+            conn, dataclasses.replace(request.shape, limit=wanted), version,
+            ordered, released), request.order)
+        chosen = claiming.choose(request, listing)
         if chosen is None and wanted is not None \
                 and len(listing.options) == wanted:
             wanted = None
             continue
         if chosen is None:
-            raise claiming.no_fit(
-                explain(conn, request.shape, version, conf)['summary'])
+            raise claiming.no_fit(explain(conn, request.shape, version, conf,
+                                          released=released)['summary'])
         writes = claiming.writes_fitting(conn, request, listing, chosen)
         if writes is not None:
             return claiming.write(conn, request, version, listing, chosen,
@@ -217,11 +231,11 @@ def claim(conn, request, version, conf):
         deadline.again()
 
 
-def _best_first(conn, query, version, conf):
+def _best_first(conn, query, version, conf, released):
     """The claims.Listing of the candidates of ``query`` (its ``limit``
     first, if any) in the order ``conf`` names, as the list orders
-    them."""
-    reading = read(conn, query, version, _list_plan(conf))
+    them, the allocations of ``released`` counted as free."""
+    reading = read(conn, query, version, _list_plan(conf), released=released)
     request = reading.request()
     found, _ = _in_order(query, reading, request, conf)
     # A candidate's rows are read by the time it comes: its root is known.

@@ -25,7 +25,7 @@ the second of each, ...; so with ``limit`` at most the number of trees
 it holds the best ``limit`` trees, one candidate each.
 
 The figures come from the rows the reader already read
-(``statements.Layout``); everything below ``ranked`` is pure.  With a
+(``layouts.Layout``); everything below ``ranked`` is pure.  With a
 limit the trees are read band by band in the order of their weights,
 and only those weighed (ranking.py).
 """

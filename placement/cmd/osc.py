@@ -139,8 +139,11 @@ class ShowCapacity(command.ShowOne, _ListQuery):
     ``--without-aggregate`` take trees out, ``--with LIKE=N`` adds N
     copies of the tree of root LIKE, ``--evacuate`` moves the consumers
     of the trees taken out first (``POST /capacity``; the answer then
-    adds ``evacuation``).  Needs the ``placement:capacity`` policy
-    (admin by default).
+    adds ``evacuation``), ``--survive`` plays the loss of each root
+    provider (of those in ``--survive-member-of``'s aggregate, if given;
+    the answer adds ``survive``, the roots whose loss cannot be
+    absorbed).  Needs the ``placement:capacity`` policy (admin by
+    default).
     """
 
     def get_parser(self, prog_name):
@@ -161,6 +164,14 @@ class ShowCapacity(command.ShowOne, _ListQuery):
         parser.add_argument(
             '--evacuate', action='store_true',
             help='Move the consumers of the trees taken out first.')
+        parser.add_argument(
+            '--survive', action='store_true',
+            help='N+1: could the consumers of each root provider go '
+                 'elsewhere if it were lost?')
+        parser.add_argument(
+            '--survive-member-of', metavar='<aggregate uuid>',
+            help='With --survive, only the roots with a provider in this '
+                 'aggregate.')
         return parser
 
     def take_action(self, parsed_args):
@@ -171,8 +182,9 @@ class ShowCapacity(command.ShowOne, _ListQuery):
                     changes, shapes={'shape': self._shape(parsed_args)})
             ).json()
             body = answer['shapes']['shape']
-            if 'evacuation' in answer:
-                body['evacuation'] = answer['evacuation']
+            for found in ('evacuation', 'survive'):
+                if found in answer:
+                    body[found] = answer[found]
         else:
             body = self._send(parsed_args, CAPACITY_URL)
         # Every field of the answer, so that new ones show up too.
@@ -204,6 +216,11 @@ def _changes(parsed_args):
         changes['with'] = parsed_args.copies
     if parsed_args.evacuate:
         changes['evacuate'] = True
+    if parsed_args.survive_member_of:
+        changes['survive'] = {'each_root': True,
+                              'member_of': parsed_args.survive_member_of}
+    elif parsed_args.survive:
+        changes['survive'] = 'each_root'
     return changes
 
 

@@ -31,10 +31,12 @@ def capacity_of(total, reserved, allocation_ratio):
     return (total - reserved) * allocation_ratio
 
 
-def used(inventory):
+def used(inventory, released=()):
     """What is allocated from an inventory row: a scalar subquery
-    correlated on ``inventory`` (NULL when nothing is)."""
-    return (sa.select(sa.func.sum(ALLOC.c.used))
+    correlated on ``inventory`` (NULL when nothing is); ``released``:
+    consumers (uuids) whose allocations count as free, as POST /claims
+    replaces them."""
+    return (_kept(sa.select(sa.func.sum(ALLOC.c.used)), released)
             .where(ALLOC.c.resource_provider_id
                    == inventory.c.resource_provider_id,
                    ALLOC.c.resource_class_id
@@ -42,18 +44,27 @@ def used(inventory):
             .scalar_subquery())
 
 
-def usage_table(class_ids=None):
+def usage_table(class_ids=None, released=()):
     """What is allocated per (provider, class), summed once: a subquery
     with ``resource_provider_id``, ``resource_class_id`` and ``used``
-    (of ``class_ids`` when given), to outer-join where every inventory
-    is read (``used`` looks one inventory up at a time)."""
-    stmt = sa.select(ALLOC.c.resource_provider_id,
-                     ALLOC.c.resource_class_id,
-                     sa.func.sum(ALLOC.c.used).label('used'))
+    (of ``class_ids`` when given; ``released`` as for ``used``), to
+    outer-join where every inventory is read (``used`` looks one
+    inventory up at a time)."""
+    stmt = _kept(sa.select(ALLOC.c.resource_provider_id,
+                           ALLOC.c.resource_class_id,
+                           sa.func.sum(ALLOC.c.used).label('used')),
+                 released)
     if class_ids is not None:
         stmt = stmt.where(ALLOC.c.resource_class_id.in_(sorted(class_ids)))
     return stmt.group_by(ALLOC.c.resource_provider_id,
                          ALLOC.c.resource_class_id).subquery('usage')
+
+
+def _kept(stmt, released):
+    """``stmt`` over the allocations but those of ``released``."""
+    if released:
+        stmt = stmt.where(ALLOC.c.consumer_id.notin_(sorted(released)))
+    return stmt
 
 
 def free(inventory, used_expr, ratio=None):

@@ -40,11 +40,17 @@ SHAPES = base.strict({
                  'count': {'type': 'integer', 'minimum': 1,
                            'maximum': MOST_COPIES}})},
     'evacuate': {'type': 'boolean'},
+    # N+1: each root's loss played alone (of the roots with a provider in
+    # ``member_of``, if given).
+    'survive': {'anyOf': [
+        {'enum': ['each_root']},
+        base.strict({'each_root': {'enum': [True]}, 'member_of': base.UUID},
+                    optional=['member_of'])]},
     'shapes_of': {
         'type': 'object', 'maxProperties': 10000,
         'propertyNames': {'format': 'uuid'},
         'additionalProperties': SHAPE},
-}, optional=['without', 'with', 'evacuate', 'shapes_of'])
+}, optional=['without', 'with', 'evacuate', 'survive', 'shapes_of'])
 
 _COUNT = {'type': 'integer', 'minimum': 0}
 # A root provider's uuid, or ``<uuid>#<n>``: the n-th copy ``with`` adds
@@ -72,11 +78,14 @@ EVACUATION = base.strict({
     'consumers': {'type': 'object', 'additionalProperties': base.strict({
         'to': {'anyOf': [ROOT, {'type': 'null'}]},
         'by': {'enum': ['recorded', 'given']}})}})
+SURVIVAL = base.strict({'failing': {'type': 'array', 'items': base.strict({
+    'uuid': base.UUID, 'nowhere': {'type': 'integer', 'minimum': 1}})}})
 CAPACITY = base.strict({
     'shapes': {'type': 'object', 'additionalProperties': SHAPE_CAPACITY},
     'stranded': _AMOUNTS,
     'stranded_elsewhere': _AMOUNTS,
-    'evacuation': EVACUATION}, optional=['evacuation'])
+    'evacuation': EVACUATION,
+    'survive': SURVIVAL}, optional=['evacuation', 'survive'])
 
 OPERATIONS = {
     'show_capacity': base.Operation(

@@ -17,7 +17,7 @@ from placement.web import gc_pause
 from placement.web import validation
 
 # The keys of POST /capacity's body that change the cloud counted.
-CHANGES = frozenset(['without', 'with', 'evacuate', 'shapes_of'])
+CHANGES = frozenset(['without', 'with', 'evacuate', 'survive', 'shapes_of'])
 
 
 def parse(name, shape, version):
@@ -58,8 +58,10 @@ def parse_changes(data):
     if data.get('evacuate') and 'without' not in data:
         raise errors.BadRequest(
             'evacuate needs without: the trees whose consumers move.')
-    if 'shapes_of' in data and not data.get('evacuate'):
-        raise errors.BadRequest('shapes_of needs evacuate: true.')
+    if 'shapes_of' in data and not (data.get('evacuate')
+                                    or 'survive' in data):
+        raise errors.BadRequest('shapes_of needs evacuate: true or '
+                                'survive.')
     copies = tuple((entry['like'], entry['count'])
                    for entry in data.get('with', ()))
     if sum(count for _, count in copies) > schema.MOST_COPIES:
@@ -70,6 +72,10 @@ def parse_changes(data):
         without_roots=tuple(without.get('roots', ())),
         without_aggregates=tuple(without.get('aggregates', ())),
         copies=copies, evacuate=bool(data.get('evacuate')),
+        survive='survive' in data,
+        survive_member_of=(data['survive'].get('member_of')
+                           if isinstance(data.get('survive'), dict)
+                           else None),
         shapes_of={consumer: parse('of ' + consumer, shape,
                                    microversions.MAX)
                    for consumer, shape in data.get('shapes_of', {}).items()})

@@ -196,6 +196,43 @@ def test_what_a_consumer_holds_is_free_for_the_group(client, w):
     assert usages(client, w, 'cn1') == {'VCPU': 2}
 
 
+def test_a_consumer_grows_in_place_on_a_full_provider(client, w):
+    w.add('cn1', inventory={'VCPU': 4})
+    holder = consumers(1)
+    assert claim(client, 'resources=VCPU:3', holder).status_code == 200
+    (uuid, body), = holder.items()
+    body['consumer_generation'] = 1
+    # One VCPU is free, so the list has no candidate for four; but what
+    # the consumer holds is released by its new allocation, as a PUT
+    # would allow.
+    assert client.get('/allocation_candidates?resources=VCPU:4').json()[
+        'allocation_requests'] == []
+    response = claim(client, 'resources=VCPU:4', holder)
+    assert response.status_code == 200, response.text
+    assert response.json()['allocations'][uuid]['root'] == w.uuid('cn1')
+    assert usages(client, w, 'cn1') == {'VCPU': 4}
+    body['consumer_generation'] = 2
+    response = claim(client, 'resources=VCPU:5', holder)
+    assert response.status_code == 409
+    assert helpers.error(response)['code'] == 'placement.claims.no_fit'
+    assert usages(client, w, 'cn1') == {'VCPU': 4}
+
+
+def test_default_order_spreads_callers_over_the_candidates_read(client, w):
+    for number in range(20):
+        w.add('cn%d' % number, inventory={'VCPU': 100})
+    roots = set()
+    for _ in range(10):
+        response = claim(client, 'resources=VCPU:1', consumers(1),
+                         order='default')
+        assert response.status_code == 200, response.text
+        roots.update(c['root'] for c in
+                     response.json()['allocations'].values())
+    # In upstream's order all ten would take the first tree; shuffled,
+    # all ten on one of twenty has odds of 20**-9.
+    assert len(roots) > 1
+
+
 def test_not_before_1_28(client, w):
     response = claim(client, 'resources=VCPU:1', consumers(1),
                      version='1.27')

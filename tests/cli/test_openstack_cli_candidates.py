@@ -240,3 +240,16 @@ def test_capacity_show_what_if(osc, server, candidates_cloud):
     err = fails(osc, 'capacity', 'show', '--resource', '%s=2' % c['cores'],
                 '--evacuate')
     assert 'evacuate needs without' in err
+    # N+1: "a"'s consumer would go to "b"; over the aggregate only "a"
+    # is played, and a tree without room elsewhere fails.
+    for extra, survive in ((), 'each_root'), (
+            ('--survive-member-of', c['agg']),
+            {'each_root': True, 'member_of': c['agg']}):
+        shown = osc('capacity', 'show', '--resource', '%s=2' % c['cores'],
+                    '--survive', *extra, '-f', 'json')
+        answer = httpx.post(server.url + '/capacity', headers=headers, json={
+            'shapes': {'shape': {'resources': '%s:2' % c['cores']}},
+            'survive': survive}).json()
+        assert shown == dict(answer['shapes']['shape'],
+                             survive=answer['survive'])
+        assert shown['survive'] == {'failing': []}

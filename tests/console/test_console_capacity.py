@@ -173,6 +173,72 @@ def cell_figures(cell, first, second):
     return tuple(figures)
 
 
+def test_what_if_figures_are_post_capacity_s(browser, server, shapes):
+    world = server.world
+    drained, like = world.uuid('compute-3'), world.uuid('compute-1')
+    with httpx.Client(base_url=server.url, headers=helpers.version('1.39'),
+                      timeout=30) as client:
+        client.headers['x-auth-token'] = 'admin'
+        for _ in range(3):
+            helpers.allocate(client, drained, VCPU=2, MEMORY_MB=1024)
+        main = open_page(browser, server, 'capacity')
+        main.find_element(By.ID, 'shapes').send_keys('\n'.join(
+            '%s %s' % item for item in shapes.items()))
+        fields = {'@without_root': drained, '@with': '%s 2' % like}
+        for name, value in fields.items():
+            main.find_element(By.NAME, name).send_keys(value)
+        for name in ('@evacuate', '@survive'):
+            main.find_element(By.NAME, name).click()
+        main.find_element(By.CSS_SELECTOR,
+                          '#capacity-form button[type=submit]').click()
+        main = wait_state(browser, 'done')
+        # The changes are in the location too: a bookmark asks again.
+        asked = urllib.parse.parse_qs(browser.current_url.split('?', 1)[1])
+        assert asked['@without_root'] == [drained]
+        assert asked['@evacuate'] == asked['@survive'] == ['1']
+        answer = client.post('/capacity', json={
+            'shapes': {name: query + '&limit=11'
+                       for name, query in shapes.items()},
+            'without': {'roots': [drained]},
+            'with': [{'like': like, 'count': 2}],
+            'evacuate': True, 'survive': 'each_root'}).json()
+    console_support.screenshot(browser, 'capacity-what-if', 'what-if')
+    for name, shape in answer['shapes'].items():
+        row = main.find_element(By.CSS_SELECTOR,
+                                '#fits tr[data-shape="%s"]' % name)
+        assert number(content(row, '[data-field=fits]')) == shape['fits']
+        hosts = main.find_elements(
+            By.CSS_SELECTOR, 'details[data-shape="%s"] tr[data-uuid]' % name)
+        assert [h.get_attribute('data-uuid') for h in hosts] == [
+            rp['uuid'] for rp in shape['providers'][:10]]
+    # The copies are counted, by their names, and are not links.
+    copies = ['%s#%d' % (like, n) for n in (1, 2)]
+    counted = {rp['uuid'] for shape in answer['shapes'].values()
+               for rp in shape['providers']}
+    assert set(copies) <= counted
+    assert not main.find_elements(By.CSS_SELECTOR,
+                                  'a[href*="%s%%23"]' % like)
+    evacuation = answer['evacuation']
+    assert evacuation['moved'] >= 3
+    summary = main.find_element(By.ID, 'evacuation')
+    for field in ('moved', 'nowhere', 'dropped'):
+        assert number(content(summary, '[data-field=%s]' % field)) == (
+            evacuation[field])
+    shown = {row.get_attribute('data-consumer'): content(
+        row, '[data-field=to]') for row in main.find_elements(
+            By.CSS_SELECTOR, '#moves tr[data-consumer]')}
+    named = {info['uuid']: name for name, info in world.providers.items()}
+    assert shown == {consumer: named[move['to']] if move['to'] else
+                     'nowhere' for consumer, move
+                     in evacuation['consumers'].items()}
+    failing = main.find_elements(By.CSS_SELECTOR, '#failing tr[data-uuid]')
+    assert [(row.get_attribute('data-uuid'),
+             number(content(row, '[data-field=nowhere]'))) for row in failing
+            ] == [(root['uuid'], root['nowhere'])
+                  for root in answer['survive']['failing']]
+    assert_clean_log(browser)
+
+
 def test_bad_lines_and_refused_shapes(browser, server, shapes):
     main = open_page(browser, server, 'capacity')
     main.find_element(By.ID, 'shapes').send_keys('lonely')

@@ -5,12 +5,12 @@ disk-like.
 """
 from placement.candidates import candidate_search as cs
 from placement.candidates import filling
-from placement.candidates import statements
+from placement.candidates import layouts
 from placement.candidates import tree_rules
 
 # The rows a shape's one group reads for GET /capacity: classes 1 and 2,
-# each row carrying their free space (see statements.Layout).
-LAYOUT = statements.Layout({1: 0, 2: 0}, 'sqlite', with_capacity=True,
+# each row carrying their free space (see layouts.Layout).
+LAYOUT = layouts.Layout({1: 0, 2: 0}, 'sqlite', with_capacity=True,
                            rendered=False)
 
 

@@ -143,7 +143,7 @@ def test_unknown_or_inner_providers_and_aggregates_are_400s(client, w):
         'evacuate needs without: the trees whose consumers move.')
     assert _refused(client, {'shapes': shapes, 'without': {'roots': []},
                              'shapes_of': {nobody: 'resources=VCPU:1'}}) == (
-        'shapes_of needs evacuate: true.')
+        'shapes_of needs evacuate: true or survive.')
     assert 'Shape of %s' % nobody in _refused(client, {
         'shapes': shapes, 'without': {'roots': []}, 'evacuate': True,
         'shapes_of': {nobody: 'resources=VCPU:0'}})
@@ -327,3 +327,57 @@ def test_a_copy_is_in_no_tree_in_tree_names(client, w):
     assert shape['fits'] == 1
     assert shape['stranded'] == {'VCPU': 1}
     assert shape['stranded_elsewhere'] == {'VCPU': 4}
+
+
+@over_http(40)
+@hypothesis.given(
+    hosts=st.lists(host_st, min_size=2, max_size=5),
+    pool_aggs=st.sets(st.sampled_from(['A', 'B'])),
+    consumers=st.lists(consumer_st, min_size=1, max_size=8),
+    scoped=st.booleans(),
+    given=st.one_of(st.none(), st.integers(1, 3)))
+def test_n_plus_one_is_every_roots_evacuation_alone(
+        client, world, hosts, pool_aggs, consumers, scoped, given):
+    made, _ = _evacuation_cloud(client, world, hosts, pool_aggs, consumers)
+    shapes = {'vm': 'resources=VCPU:1'}
+    body = {'shapes': shapes, 'survive': 'each_root'}
+    names = ['host%d' % index for index in range(len(hosts))]
+    if scoped:
+        # The hosts in aggregate A (none may be: then nothing fails).
+        body['survive'] = {'each_root': True,
+                           'member_of': world.aggs['A'][1]} \
+            if 'A' in world.aggs else 'each_root'
+        if 'A' in world.aggs:
+            names = [name for index, name in enumerate(names)
+                     if 'A' in hosts[index]['aggs']]
+    if given is not None and made:
+        body['shapes_of'] = {sorted(made)[0]: 'resources1=VCPU:%d' % given}
+    answer = oracle.shapes(client, body)
+    expected = []
+    for name in names:
+        alone = dict(body, without={'roots': [world.uuid(name)]},
+                     evacuate=True)
+        del alone['survive']
+        nowhere = oracle.shapes(client, alone)['evacuation']['nowhere']
+        if nowhere:
+            expected.append({'uuid': world.uuid(name), 'nowhere': nowhere})
+    assert answer['survive'] == {
+        'failing': sorted(expected, key=lambda entry: entry['uuid'])}
+    # N+1 changes no count.
+    assert _counted(answer) == _counted(oracle.shapes(
+        client, {'shapes': shapes}))
+    hypothesis.event('failing: %d' % min(len(expected), 2))
+
+
+def test_n_plus_one_errors(client, w):
+    w.add('cn1', inventory={'VCPU': 2})
+    for survive, detail in (
+            ({'each_root': True, 'member_of': helpers.new_uuid()},
+             'survive.member_of: no aggregate with uuid'),
+            ('each_host', 'Body field /survive must be one of each_root or '
+                          'an object'),
+            ({'each_root': False}, '/survive')):
+        response = client.post('/capacity', json={
+            'shapes': {'vm': 'resources=VCPU:1'}, 'survive': survive})
+        assert response.status_code == 400, response.text
+        assert detail in helpers.error(response)['detail']

@@ -234,18 +234,9 @@ def add_arguments(parser):
                        help='one claim on a random provider before every '
                        'request, as when each follows a scheduler\'s claim')
     race = commands.add_parser('claims')
-    race.add_argument('--computes', type=int, default=10000)
-    race.add_argument('--concurrency', type=int, action='append')
-    race.add_argument('--claims', type=int, default=500)
-    race.add_argument('--limit', type=int, default=1000)
-    race.add_argument('--max-retries', type=int, default=50)
+    serving.add_race_arguments(race)
     race.add_argument('--orders', nargs='*', default=['default', 'spread'])
-    race.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
-                      '(default: SQLite)')
-    race.add_argument('--workers', type=int, default=2)
-    race.add_argument('--server-cmd', default=(
-        'placement-api --bind 127.0.0.1:{port} --workers {workers}'))
-    race.add_argument('--port-range', default='21050-21099')
+    serving.add_server_arguments(race, '21050-21099')
 
 
 def main(args):

@@ -2,9 +2,12 @@
 // per aggregate, which resource class ends each host's run, and the free
 // space left that the shapes cannot use.  One request, POST /capacity,
 // listing only the hosts shown; the shapes live in the location hash
-// (#/capacity?NAME=QUERY&...), so a flavor list can be bookmarked.
+// (#/capacity?NAME=QUERY&...), so a flavor list can be bookmarked, and so
+// do the what-if changes (whatif.js).
 import * as api from './api.js';
-import {h, fmt, link, plural, providerLink, section} from './dom.js';
+import {h, fmt, link, plural, section} from './dom.js';
+import {MARK, changesBody, changesEntries, changesFields, changesSections, namedRoots,
+        rootLink} from './whatif.js';
 
 const SHOWN_HOSTS = 10;
 // One host more than shown says whether there are more.
@@ -20,6 +23,7 @@ function parseLines(text) {
     const match = /^(\S+)\s+(\S.*)$/.exec(line);
     if (!match) throw new Error(`"${line}" is not a name, a space and a query string.`);
     if (named.has(match[1])) throw new Error(`Shape ${match[1]} is named twice.`);
+    if (match[1].startsWith(MARK)) throw new Error(`Shape ${match[1]}: a name may not start with ${MARK}.`);
     named.set(match[1], match[2].replace(/^\?/, ''));
   }
   return [...named];
@@ -34,7 +38,8 @@ function listingShown(value) {
 }
 
 export async function renderCapacity(main, {query, rawQuery, signal}) {
-  const shapes = [...query];
+  const shapes = [...query].filter(([name]) => !name.startsWith(MARK));
+  const changes = new Map([...query].filter(([name]) => name.startsWith(MARK)));
   const lines = h('textarea', {id: 'shapes', rows: Math.max(3, shapes.length + 1),
                                placeholder: EXAMPLE},
                   shapes.map(([name, value]) => `${name} ${value}`).join('\n'));
@@ -43,12 +48,14 @@ export async function renderCapacity(main, {query, rawQuery, signal}) {
     h('label', {class: 'wide'}, h('span', null,
       'One shape a line: a name, a space and the query string of GET /allocation_candidates ' +
       '(as [metrics] capacity_shape)'), lines),
+    changesFields(changes),
     problem,
     h('button', {type: 'submit'}, 'Count'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     try {
-      location.hash = '#/capacity?' + new URLSearchParams(parseLines(lines.value)).toString();
+      location.hash = '#/capacity?' + new URLSearchParams(
+        [...parseLines(lines.value), ...changesEntries(form)]).toString();
     } catch (error) {
       problem.textContent = error.message;
       problem.hidden = false;
@@ -57,19 +64,24 @@ export async function renderCapacity(main, {query, rawQuery, signal}) {
   const folded = h('details', {class: 'query', open: !rawQuery},
     h('summary', null, rawQuery ? h('span', null, plural(shapes.length, 'shape'), ': ',
       h('code', {class: 'mono'}, shapes.map(([name]) => name).join(', ')),
+      changes.size ? ', what if' : null,
       h('span', {class: 'muted small'}, ' (edit)')) : 'Shapes'),
     form);
   main.append(h('h1', null, 'Capacity: how many more fit'), folded);
   if (!rawQuery) return;
 
   const answer = await api.post('capacity', {shapes: Object.fromEntries(
-    shapes.map(([name, value]) => [name, listingShown(value)]))}, signal);
+    shapes.map(([name, value]) => [name, listingShown(value)])), ...changesBody(changes)}, signal);
   const names = shapes.map(([name]) => name);
   for (const shape of Object.values(answer.shapes)) {
     for (const rp of shape.providers) api.rememberName(rp.uuid, rp.name);
   }
+  const rootNames = new Map();
+  await api.pool(namedRoots(answer), 4, async (uuid) =>
+    rootNames.set(uuid, await api.providerName(uuid, signal)), signal);
   main.append(
     section('Fits per shape', fitsTable(shapes, answer.shapes)),
+    ...changesSections(answer, rootNames),
     section('Per aggregate', aggregateTable(names, answer.shapes)),
     section('Stranded space', strandedTable(names, answer)),
     section('Where they fit', names.map((name, index) =>
@@ -187,7 +199,7 @@ function hostList(name, shape, open) {
       h('thead', null, h('tr', null, h('th', null, 'Host'), h('th', {class: 'num'}, 'Fits'),
         h('th', null, 'Runs out of'))),
       h('tbody', null, listed.map((rp) => h('tr', {'data-uuid': rp.uuid},
-        h('td', null, providerLink(rp.uuid, rp.name)),
+        h('td', null, rootLink(rp.uuid, rp.name)),
         h('td', {class: 'num', 'data-field': 'fits'}, fmt(rp.fits)),
         h('td', {'data-field': 'limited-by'}, rp.limited_by.join(', '))))))) : null,
     shape.providers.length > listed.length
