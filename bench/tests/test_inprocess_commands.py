@@ -30,6 +30,15 @@ def test_capacity(bench):
     assert 'os-capacity method:' in out and 'stranded' in out
 
 
+def test_capacity_what_if(bench):
+    out = bench('capacity', '--computes', '100', '--repeats', '1',
+                '--capacity-only', '--what-if')
+    moved, nowhere = map(int, re.search(
+        r'^  evacuation: (\d+) moved, (\d+) nowhere, 0 dropped$', out,
+        flags=re.M).groups())
+    assert moved + nowhere == 400
+
+
 def test_metrics(bench):
     out = bench('metrics', '--providers', '20', '--scrape-providers', '20',
                 '--rounds', '2')

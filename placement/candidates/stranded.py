@@ -11,6 +11,7 @@ inventory too small for one more instance is still within the shape's
 reach, and its free space is what the shape strands.
 """
 import math
+import typing
 
 import sqlalchemy as sa
 
@@ -23,9 +24,18 @@ INV = tables.inventories
 RP = tables.resource_providers
 
 
+class Scope(typing.NamedTuple):
+    """What one group with amounts may draw on: its ``classes`` (rc ids)
+    from the providers of ``clause`` (None: every provider);
+    ``named_tree``: it names a tree (in_tree), which no copy a what-if
+    adds is in."""
+    classes: frozenset
+    clause: object
+    named_tree: bool
+
+
 def scopes(reading):
-    """[(frozenset of rc ids, clause or None for every provider)] of a
-    reader.RequestSearch, one per group with amounts."""
+    """[Scope] of a reader.RequestSearch, one per group with amounts."""
     site = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
     root = None
     if reading.root_filter is not None:
@@ -33,15 +43,16 @@ def scopes(reading):
         root = sa.or_(reading.root_filter,
                       RP.c.id.in_(sorted(reading.served)))
     found = []
-    for group in reading.groups:
+    for group, asked in zip(reading.groups, reading.query.groups.values()):
         if not group.spec.amounts:
             continue
         clauses = [check.clause(reading.names, site) for check in
                    checks_mod.filters(group.stack, group.spec.spread)]
         if root is not None:
             clauses.append(root)
-        found.append((frozenset(group.spec.amounts),
-                      sa.and_(*clauses) if clauses else None))
+        found.append(Scope(frozenset(group.spec.amounts),
+                           sa.and_(*clauses) if clauses else None,
+                           bool(asked.in_tree)))
     return found
 
 
@@ -58,7 +69,7 @@ def free(conn, classes, scoped, changed=None):
     usage = figures.usage_table(classes)
     room = figures.free(INV, usage.c.used)
     filtered = [key for key, found in scoped.items()
-                if any(clause is not None for _, clause in found)]
+                if any(scope.clause is not None for scope in found)]
     stmt = _summed(room, scoped, filtered).select_from(
         INV.join(RP, RP.c.id == INV.c.resource_provider_id)
         .outerjoin(usage, sa.and_(
@@ -80,22 +91,26 @@ def free(conn, classes, scoped, changed=None):
     return total, {key: within.get(key, total) for key in scoped}
 
 
-def _summed(room, scoped, filtered, by=()):
+def _summed(room, scoped, filtered, by=(), copies=False):
     """The statement summing ``room`` (counted 0 where negative) per
-    class, and within the scopes of each key of ``filtered``; grouped by
-    the columns ``by`` too."""
+    class, and within the scopes of each key of ``filtered`` (``copies``
+    as ``_within`` takes it); grouped by the columns ``by`` too."""
     room = sa.case((room > 0, room), else_=0)
     return sa.select(*by, INV.c.resource_class_id, sa.func.sum(room), *(
-        sa.func.sum(sa.case((_within(scoped[key]), room), else_=0))
+        sa.func.sum(sa.case((_within(scoped[key], copies), room), else_=0))
         for key in filtered))
 
 
-def _within(scopes):
-    """Whether an inventory row is within ``scopes``, as SQL."""
-    return sa.or_(*(
-        INV.c.resource_class_id.in_(sorted(rcs)) if clause is None else
-        sa.and_(INV.c.resource_class_id.in_(sorted(rcs)), clause)
-        for rcs, clause in scopes))
+def _within(scopes, copies=False):
+    """Whether an inventory row is within ``scopes``, as SQL; with
+    ``copies``, the row of an original standing for its copies (in no
+    tree an in_tree names)."""
+    return sa.or_(sa.false(), *(
+        INV.c.resource_class_id.in_(sorted(scope.classes))
+        if scope.clause is None else
+        sa.and_(INV.c.resource_class_id.in_(sorted(scope.classes)),
+                scope.clause)
+        for scope in scopes if not (copies and scope.named_tree)))
 
 
 def _copied(conn, classes, scoped, filtered, changed, total, within):
@@ -108,7 +123,7 @@ def _copied(conn, classes, scoped, filtered, changed, total, within):
         return
     for root, rc, whole, *parts in conn.execute(
             _summed(figures.capacity(INV), scoped, filtered,
-                    by=[RP.c.root_provider_id])
+                    by=[RP.c.root_provider_id], copies=True)
             .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
             .where(INV.c.resource_class_id.in_(sorted(classes)),
                    RP.c.root_provider_id.in_(sorted(copies)))
@@ -127,27 +142,31 @@ def _taken(conn, classes, scoped, filtered, changed, total, within):
     taken = {}
     for (rp, rc), amount in changed.taken.items():
         if rc in classes:
-            taken.setdefault(original.get(rp, rp), []).append((rc, amount))
+            taken.setdefault((original.get(rp, rp), rp in original),
+                             []).append((rc, amount))
     if not taken:
         return
-    inside = set()
-    for chunk in base.chunks(sorted(taken)):
+    # {(rp, rc, copy or not): keys whose scopes hold the inventory}
+    inside = {}
+    for chunk in base.chunks(sorted({rp for rp, _ in taken})):
         for rp, rc, *flags in conn.execute(
                 sa.select(INV.c.resource_provider_id,
                           INV.c.resource_class_id, *(
-                              sa.case((_within(scoped[key]), 1), else_=0)
+                              sa.case((_within(scoped[key], copy), 1),
+                                      else_=0)
+                              for copy in (False, True)
                               for key in filtered))
                 .select_from(INV.join(
                     RP, RP.c.id == INV.c.resource_provider_id))
                 .where(INV.c.resource_provider_id.in_(chunk))):
-            inside.update((rp, rc, key)
-                          for key, flag in zip(filtered, flags) if flag)
-    for rp, amounts in taken.items():
+            for at, copy in enumerate((False, True)):
+                inside[rp, rc, copy] = {key for key, flag in zip(
+                    filtered, flags[at * len(filtered):]) if flag}
+    for (rp, copy), amounts in taken.items():
         for rc, amount in amounts:
             total[rc] = total.get(rc, 0) - amount
-            for key in filtered:
-                if (rp, rc, key) in inside:
-                    within[key][rc] = within[key].get(rc, 0) - amount
+            for key in inside.get((rp, rc, copy), ()):
+                within[key][rc] = within[key].get(rc, 0) - amount
 
 
 def split(total, within, filled, classes):

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from support import capacity_oracle as oracle
 from support import helpers
 from support import whatif_oracle as whatif
-from support.random_clouds import group_st, over_http, provider_st
+from support.random_clouds import (TRAITS, group_st, over_http,
+                                   provider_st)
 
 
 def _params(groups, isolate, member_of=None, traits=True):
@@ -70,6 +71,9 @@ def test_without_and_with_count_as_the_cloud_really_changed(
         out_aggregates, copies):
     world.clear()
     names = world.add_random(providers)
+    with world.engine.begin() as conn:
+        for trait in TRAITS:
+            world._trait(conn, trait)
     roots = [name for name in names if world.providers[name]['parent'] is None]
     out_names = sorted(names[index] for index in out_roots
                        if index < len(names))
@@ -311,6 +315,18 @@ def test_a_consumer_moves_past_the_trees_first_read(client, w):
         'moved': 1, 'nowhere': 0, 'dropped': 0,
         'consumers': {consumer: {'to': w.uuid('cn140'), 'by': 'recorded'}}}
     assert answer['shapes']['one']['fits'] == 10 * 2 - 1 + 2
+
+
+def test_a_copy_is_in_no_tree_in_tree_names(client, w):
+    w.add('cn1', inventory={'VCPU': 4})
+    answer = oracle.shapes(client, {
+        'shapes': {'one': 'resources=VCPU:3&in_tree=%s' % w.uuid('cn1')},
+        'with': [{'like': w.uuid('cn1'), 'count': 1}]})
+    shape = answer['shapes']['one']
+    # The copy's 4 VCPU are out of the shape's reach.
+    assert shape['fits'] == 1
+    assert shape['stranded'] == {'VCPU': 1}
+    assert shape['stranded_elsewhere'] == {'VCPU': 4}
 
 
 @over_http(40)
