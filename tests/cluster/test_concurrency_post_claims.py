@@ -81,9 +81,10 @@ def test_exactly_the_free_slots_are_claimed(backend, workers, size, roots):
             'placement.claims.no_fit'), response.text
     assert check.ok, (check.over_committed, check.wrong)
     # SQLite's claims hold the write lock from their first read: never
-    # stale.  The others read before they lock: all callers start on the
-    # same first candidate, so most choose again.
-    assert (chose_again > 0) == (backend != 'sqlite')
+    # stale.  The others read before they lock and may choose again (how
+    # often depends on where the shuffled candidates send each caller).
+    if backend == 'sqlite':
+        assert chose_again == 0
     if roots == 'any':
         assert granted == slots // size
     else:
