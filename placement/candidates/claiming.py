@@ -33,8 +33,10 @@ from placement.objects import allocation as alloc_obj
 from placement.objects import consumer as consumer_obj
 
 # Seconds a claim keeps choosing again after concurrent writers took the
-# room of its choice.
-TIME_BOUND = 10.0
+# room of its choice (callers spread over shuffled candidates may each
+# be refused a few times before the room settles; a loaded machine makes
+# each round slow).
+TIME_BOUND = 30.0
 # The candidates read first per consumer, and at least.
 FIRST_READ_PER_CONSUMER = 4
 FIRST_READ = 20

@@ -28,7 +28,8 @@ CASES = {
     'capacity-post-unknown-field': (
         'POST', '/capacity', 'latest',
         {'shapes': {'a': 'resources=VCPU:1'}, 'limit': 1},
-        'Body field /limit is not allowed; allowed: shapes.'),
+        'Body field /limit is not allowed; allowed: evacuate, shapes, '
+        'shapes_of, survive, with, without.'),
     'capacity-post-shape-type': (
         'POST', '/capacity', 'latest', {'shapes': {'m1.tiny': 5}},
         'Body field /shapes/m1.tiny must be a string of at least 1 character'
