@@ -29,6 +29,7 @@ from placement.candidates import changes
 from placement.candidates import filling
 from placement.candidates import lookup
 from placement.candidates import query as query_mod
+from placement.candidates import tree_rules
 from placement.data import tables
 from placement.objects import base
 
@@ -271,19 +272,9 @@ def recorded(names, moved, parents):
         groups={suffix: groups[suffix] for suffix in sorted(suffixes)})
     if len(moved) > 1:
         query.group_policy = 'isolate'
-        if any(all(_holds(top, rp, parents) for rp in moved)
-               for top in moved):
+        if tree_rules.in_one_subtree(list(moved), parents):
             query.same_subtree = [tuple(suffixes)]
     return query
-
-
-def _holds(top, rp, parents):
-    """Whether ``rp`` is ``top`` or below it."""
-    while rp is not None:
-        if rp == top:
-            return True
-        rp = parents.get(rp)
-    return False
 
 
 def reaches(conn, providers):

@@ -94,10 +94,15 @@ class SameSubtree:
         ``choice`` for group ``index``) lie in one subtree of the tree
         given as {rp: parent}: one of them is an ancestor of (or is)
         all the others."""
-        providers = [choice if i == index else picks[i]
-                     for i in self.indexes]
-        return any(all(_descends(parents, rp, top) for rp in providers)
-                   for top in providers)
+        return in_one_subtree([choice if i == index else picks[i]
+                               for i in self.indexes], parents)
+
+
+def in_one_subtree(providers, parents):
+    """Whether ``providers`` lie in one subtree of the tree given as {rp:
+    parent}: one of them is an ancestor of (or is) all the others."""
+    return any(all(_descends(parents, rp, top) for rp in providers)
+               for top in providers)
 
 
 def _descends(parents, rp, ancestor):
