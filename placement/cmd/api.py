@@ -61,7 +61,7 @@ class _Server(gunicorn_base.BaseApplication):
 
     def __init__(self, args, prepared, options):
         self._args = args
-        self._conf, self.enforcer = prepared
+        self._conf, self.enforcer, self._feed_on = prepared
         self._options = options
         super().__init__()
 
@@ -72,8 +72,8 @@ class _Server(gunicorn_base.BaseApplication):
         # SIGHUP, in the server process, before the new workers fork.  Any
         # error is caught: raised here it would stop the whole server.
         try:
-            self._conf, self.enforcer = prepare(self._args,
-                                                self.enforcer.rules)
+            self._conf, self.enforcer, self._feed_on = prepare(
+                self._args, self.enforcer.rules)
         except Exception:
             LOG.exception('Configuration not reloaded, keeping the running '
                           'one')
@@ -100,8 +100,9 @@ class _Server(gunicorn_base.BaseApplication):
         # logging and the database were already prepared by main().  The
         # enforcer is the server's copy as of the fork: its rules, and
         # the policy files as it last read them.
-        return deploy.build_app(self._conf, db.Database(self._conf),
-                                self.enforcer)
+        return deploy.build_app(
+            self._conf, db.Database(self._conf, feed_on=self._feed_on),
+            self.enforcer)
 
 
 # Chosen by measuring the request mix of `bench/run mix http`, see
@@ -147,8 +148,9 @@ def parse_args(argv):
 
 def prepare(args, policy_rules=None):
     """Configuration and database work done once, before forking: the
-    configuration and the policy enforcer (with ``policy_rules``, those
-    in force so far, if the policy files do not load)."""
+    configuration, the policy enforcer (with ``policy_rules``, those in
+    force so far, if the policy files do not load) and whether the change
+    feed is on (see ``bootstrap.prepare_database``)."""
     conf = placement_conf.load(config_files=args.config_file)
     deploy.setup_logging(conf)
     database = db.Database(conf)
@@ -158,11 +160,11 @@ def prepare(args, policy_rules=None):
         # (before the database is touched), not in every worker.
         enforcer = policy.make_enforcer(conf, policy_rules)
         deploy.build_app(conf, database, enforcer)
-        bootstrap.prepare_database(
+        feed_on = bootstrap.prepare_database(
             database, migrate=conf.placement_database.sync_on_startup)
     finally:
         database.dispose()
-    return conf, enforcer
+    return conf, enforcer, feed_on
 
 
 def _child_exit(server, worker):

@@ -26,11 +26,16 @@ def db_sync(database, args):
     # migrate, verify the head, add the standard classes and traits.
     bootstrap.prepare_database(database, migrate=True)
     print('database is at revision %s' % migration.current(database.engine))
+    print('own history is at revision %s'
+          % migration.own_current(database.engine))
     return 0
 
 
 def db_version(database, args):
+    # First line: upstream's history, as deployment tools read it.
     print(migration.current(database.engine) or 'None')
+    print('own history: %s' % (migration.own_current(database.engine)
+                               or 'None'))
     return 0
 
 
@@ -77,7 +82,8 @@ def parse_args(argv):
                      'and add the standard resource classes and traits'
     ).set_defaults(func=db_sync)
     actions.add_parser(
-        'version', help='print the revision the database is at'
+        'version', help='print the revision the database is at (a second '
+        'line: its own history\'s)'
     ).set_defaults(func=db_version)
     stamp = actions.add_parser(
         'stamp', help='record REVISION as the current one without '

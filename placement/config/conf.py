@@ -85,6 +85,11 @@ placement_opts = [
                       'are within this of the best of their band are '
                       'shuffled per request, so that schedulers asking at '
                       'once start on different trees.'),
+    cfg.IntOpt('change_feed_gap_seconds', default=60, min=1,
+               help='How long a reader of the change feed waits for a '
+                    'missing id (a write still committing) before taking '
+                    'it for a rolled-back one; far above the time a '
+                    'commit takes.'),
     cfg.BoolOpt('explain_empty_results', default=True,
                 help='When GET /allocation_candidates finds nothing, log '
                      'at INFO why (the summary of its explanation) with '

@@ -26,6 +26,7 @@ from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.metrics import metrics
 
 LOG = logging.getLogger(__name__)
@@ -118,15 +119,19 @@ class Database:
 
     ``engine`` is the primary; ``read_engine`` the replica named by
     ``slave_connection``, or the primary when there is none.
+    ``feed_on``: whether writers record the providers they change
+    (data/feed.py); decided at start-up (``bootstrap.prepare_database``),
+    as the feed's table may not have been migrated yet.
     """
 
-    def __init__(self, conf, engine=None):
+    def __init__(self, conf, engine=None, feed_on=False):
         self.conf = conf
         self.engine = engine or create_engine(conf)
         replica = conf.placement_database.slave_connection
         self.read_engine = (create_engine(conf, replica) if replica
                             else self.engine)
         self.retry_count = conf.placement.allocation_conflict_retry_count
+        self.feed_on = feed_on
 
     def dispose(self):
         self.engine.dispose()
@@ -144,7 +149,6 @@ class Database:
         metrics.checkout_waited(time.perf_counter() - started)
         return conn
 
-    @contextlib.contextmanager
     def reader(self):
         """A read-only transaction, on the replica when there is one.
 
@@ -154,13 +158,11 @@ class Database:
         a read there runs at REPEATABLE READ, which a transaction that
         only reads can never fail to serialize.
         """
-        with _translate_db_errors(self.read_engine):
-            with self._connect(self.read_engine) as conn:
-                with conn.begin():
-                    if self.read_engine.dialect.name == 'postgresql':
-                        conn.exec_driver_sql(
-                            'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
-                    yield conn
+        return _read_transaction(self.read_engine)
+
+    def primary_reader(self):
+        """As ``reader``, on the primary whatever the replica."""
+        return _read_transaction(self.engine)
 
     @contextlib.contextmanager
     def writer(self):
@@ -175,8 +177,17 @@ class Database:
         with _translate_db_errors(self.engine):
             with self._connect(self.engine).execution_options(
                     **options) as conn:
-                with conn.begin():
-                    yield conn
+                # A fresh transaction (a retry too) starts with nothing
+                # touched: conn.info outlives it, with the pooled
+                # connection.
+                feed.forget(conn)
+                try:
+                    with conn.begin():
+                        yield conn
+                        if self.feed_on:
+                            feed.record(conn)
+                finally:
+                    feed.forget(conn)
 
     def write(self, func, *args, **kwargs):
         """Run ``func(conn, *args, **kwargs)`` in one write transaction.
@@ -203,8 +214,17 @@ class Database:
         DDL's metadata locks) and a connection lost on the way.  A client
         never sees 409 for a read: when the retries run out, it gets 503.
         """
+        return self._read(self.reader, func, args, kwargs)
+
+    def read_primary(self, func, *args, **kwargs):
+        """As ``read``, always on the primary (``connection``), never the
+        replica: for reads that must see every commit, such as the change
+        feed's."""
+        return self._read(self.primary_reader, func, args, kwargs)
+
+    def _read(self, transaction, func, args, kwargs):
         try:
-            return self._run(self.reader, 'read', _read_may_recover,
+            return self._run(transaction, 'read', _read_may_recover,
                              func, args, kwargs)
         except errors.RetryableConflict:
             raise errors.ServiceUnavailable(
@@ -231,6 +251,17 @@ class Database:
                 LOG.debug('retrying %s after %s (%d): %s',
                           kind, exc.reason, attempt, exc.detail)
                 time.sleep(min(0.005 * attempt, 0.05))
+
+
+@contextlib.contextmanager
+def _read_transaction(engine):
+    with _translate_db_errors(engine):
+        with Database._connect(engine) as conn:
+            with conn.begin():
+                if engine.dialect.name == 'postgresql':
+                    conn.exec_driver_sql(
+                        'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
+                yield conn
 
 
 def _lost_race(exc):

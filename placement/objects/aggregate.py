@@ -6,6 +6,7 @@ upstream does: they cost a row and may be reused.
 """
 import sqlalchemy as sa
 
+from placement.data import feed
 from placement.data import tables
 from placement.objects import base
 
@@ -49,6 +50,8 @@ def set_aggregates(conn, uuid, aggregate_uuids, generation=None):
         sa.select(RP_AGG.c.aggregate_id)
         .where(RP_AGG.c.resource_provider_id == provider_id)).scalars())
     gone = current - wanted
+    # Before 1.19 no generation moves, so the feed hears of it here.
+    feed.touch(conn, [provider_id])
     if gone:
         conn.execute(RP_AGG.delete()
                      .where(RP_AGG.c.resource_provider_id == provider_id)

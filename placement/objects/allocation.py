@@ -30,6 +30,7 @@ import typing
 import sqlalchemy as sa
 
 from placement import errors
+from placement.data import feed
 from placement.data import tables
 from placement.data import timestamps
 from placement.objects import base
@@ -97,13 +98,18 @@ def apply(conn, writes, provider_ids, bulk=False):
     _check_providers(writes, provider_ids)
     # A consumer given no allocations releases what it holds, and the
     # providers it releases move a generation, as upstream's do.
-    released = _released_providers(conn, writes)
+    released = _held_providers(
+        conn, [w.uuid for w in writes if not w.allocations])
     # Providers may have changed earlier in this transaction (reshaper);
     # re-locking them is free and gives their current generations.
     generations = base.lock_providers(
         conn, sorted({provider_ids[u] for u in providers_named(writes)}
                      | released))
     _update_consumers(conn, writes)
+    # Read again under the consumers' locks: every provider the old
+    # allocations leave changes for the feed, though only the released
+    # ones move a generation (as upstream's do).
+    feed.touch(conn, _held_providers(conn, [w.uuid for w in writes]))
     class_ids = _class_ids(conn, writes, bulk)
     for chunk in base.chunks(w.uuid for w in writes):
         conn.execute(ALLOC.delete().where(ALLOC.c.consumer_id.in_(chunk)))
@@ -159,15 +165,15 @@ def _rows(writes, provider_ids, class_ids):
             for name, amount in resources.items()]
 
 
-def _released_providers(conn, writes):
-    """The ids of the providers holding allocations of the consumers
-    ``writes`` give no allocations."""
-    released = set()
-    for chunk in base.chunks(w.uuid for w in writes if not w.allocations):
-        released.update(conn.execute(
+def _held_providers(conn, consumers):
+    """The ids of the providers holding allocations of ``consumers``
+    (uuids)."""
+    held = set()
+    for chunk in base.chunks(consumers):
+        held.update(conn.execute(
             sa.select(ALLOC.c.resource_provider_id).distinct()
             .where(ALLOC.c.consumer_id.in_(chunk))).scalars())
-    return released
+    return held
 
 
 def _generation_conflict(current, given):
@@ -310,6 +316,9 @@ def held(conn, consumers):
 def delete_for_consumer(conn, uuid):
     """Remove all allocations of ``uuid`` and the consumer; 404 if none."""
     consumer_obj.lock(conn, [uuid])
+    # No generation moves here: the feed hears of the providers as read
+    # under the consumer's lock, before they are gone.
+    feed.touch(conn, _held_providers(conn, [uuid]))
     deleted = conn.execute(
         ALLOC.delete().where(ALLOC.c.consumer_id == uuid)).rowcount
     if not deleted:

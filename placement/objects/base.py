@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.data import tables
 
 RP = tables.resource_providers
@@ -156,6 +157,9 @@ def bump_generation(conn, provider_id, expected_generation):
     if result.rowcount != 1:
         raise errors.RetryableConflict(
             'A resource provider was updated concurrently.')
+    # Every write of a provider's inventories, allocations, traits or
+    # aggregates passes here: the change feed hears of them all.
+    feed.touch(conn, [provider_id])
     return expected_generation + 1
 
 

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.data import migration
 from placement.data import tables
 
@@ -19,6 +20,9 @@ class SchemaNotReady(Exception):
 
 
 def prepare_database(database, migrate=False):
+    """Migrate both histories if ``migrate``; refuse a database behind
+    upstream's head; set ``database.feed_on`` (and return it): whether
+    the own history, and so the change feed's table, is at its head."""
     engine = database.engine
     if migrate:
         _with_retry(lambda: migration.upgrade(engine))
@@ -27,7 +31,17 @@ def prepare_database(database, migrate=False):
         raise SchemaNotReady(
             'database schema is at %s, this service needs %s; run '
             '"placement-manage db sync"' % (revision, migration.head()))
+    own = migration.own_current(engine)
+    database.feed_on = own == migration.own_head()
+    if not database.feed_on:
+        # Upstream's schema is enough to serve; only the snapshot reads
+        # need the feed.
+        LOG.warning('own schema history is at %s, this service needs %s: '
+                    'the change feed is off, and so are snapshot reads; '
+                    'run "placement-manage db sync"', own,
+                    migration.own_head())
     _with_retry(lambda: sync_standard_names(database))
+    return database.feed_on
 
 
 def _with_retry(func, attempts=5):
@@ -57,6 +71,7 @@ def sync_standard_names(database):
                    if name not in present]
         if missing:
             _insert_with_explicit_ids(conn, tables.resource_classes, missing)
+            feed.touch_names(conn)
         present_traits = set(conn.execute(
             sa.select(tables.traits.c.name)).scalars())
         missing_traits = [{'name': name}
@@ -64,6 +79,7 @@ def sync_standard_names(database):
                           if name not in present_traits]
         if missing_traits:
             conn.execute(tables.traits.insert(), missing_traits)
+            feed.touch_names(conn)
 
 
 def _insert_with_explicit_ids(conn, table, rows):

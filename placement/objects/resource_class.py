@@ -5,6 +5,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.data import tables
 from placement.objects import base
 
@@ -47,6 +48,7 @@ def _insert(conn, name):
         # picks the next id or finds the name taken.
         raise errors.RetryableConflict(
             'Resource classes were created concurrently.') from None
+    feed.touch_names(conn)
     return get_class(conn, name)
 
 
@@ -85,6 +87,7 @@ def rename_class(conn, name, new_name):
             raise errors.RetryableConflict(
                 'Resource class %s was created concurrently.'
                 % new_name) from None
+        feed.touch_names(conn)
     return get_class(conn, new_name)
 
 
@@ -112,3 +115,4 @@ def delete_class(conn, name):
                 'Error in delete resource class: Cannot delete resource '
                 'class %s. Class is in use in inventory.' % name)
     conn.execute(RC.delete().where(RC.c.id == row.id))
+    feed.touch_names(conn)

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.data import tables
 from placement.objects import base
 from placement.objects import provider_filter
@@ -160,6 +161,7 @@ def create(conn, uuid, name, parent_uuid=None):
     if parent is None:
         conn.execute(RP.update().where(RP.c.id == provider_id)
                      .values(root_provider_id=provider_id))
+    feed.touch(conn, [provider_id, parent.id if parent else None])
     return get(conn, uuid)
 
 
@@ -241,6 +243,11 @@ def update(conn, uuid, name, parent_uuid, *, change_parent, allow_reparent):
                          .values(values))
         except sa_exc.IntegrityError:
             raise _raced_duplicate(name) from None
+        feed.touch(conn, [current.id])
+    if 'parent_provider_id' in values:
+        # The moved subtree's roots change, and both parents' children.
+        feed.touch(conn, subtree | {old_parent_id,
+                                    values['parent_provider_id']})
     if new_root is not None and new_root != current.root_provider_id:
         conn.execute(RP.update().where(RP.c.id.in_(subtree))
                      .values(root_provider_id=new_root))
@@ -275,6 +282,9 @@ def delete(conn, uuid):
                      .where(table.c.resource_provider_id == provider_id))
     # A root refers to itself; InnoDB checks that foreign key even for
     # the row being deleted, so drop the self-reference first.
+    parent_id = conn.execute(sa.select(RP.c.parent_provider_id).where(
+        RP.c.id == provider_id)).scalar()
     conn.execute(RP.update().where(RP.c.id == provider_id)
                  .values(root_provider_id=None))
     conn.execute(RP.delete().where(RP.c.id == provider_id))
+    feed.touch(conn, [provider_id, parent_id])

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
 
 from placement import errors
+from placement.data import feed
 from placement.data import tables
 from placement.objects import base
 
@@ -67,6 +68,7 @@ def create_trait(conn, name):
         # A concurrent request created it; the retry answers "exists".
         raise errors.RetryableConflict(
             'Trait %s was created concurrently.' % name) from None
+    feed.touch_names(conn)
     return get_trait(conn, name), True
 
 
@@ -90,6 +92,7 @@ def delete_trait(conn, name):
         # answers "in use".
         raise errors.RetryableConflict(
             'Trait %s was taken concurrently.' % name) from None
+    feed.touch_names(conn)
 
 
 # One row per trait, or a single row with a NULL name.  The times are the

@@ -3,6 +3,7 @@ data migrations of ``placement-manage db online_data_migrations``, for
 databases written by very old releases."""
 import sqlalchemy as sa
 
+from placement.data import feed
 from placement.data import tables
 from placement.objects import consumer
 
@@ -63,6 +64,7 @@ def set_root_provider_ids(conn, conf, max_count):
                 continue
             conn.execute(rps.update().where(rps.c.id == rp_id)
                          .values(root_provider_id=root))
+            feed.touch(conn, [rp_id])
             roots[rp_id] = root
             done += 1
         if len(waiting) == len(pending):

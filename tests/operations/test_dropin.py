@@ -3,8 +3,9 @@ migrated to its head is used as it is.
 
 The database is built as upstream leaves it
 (tests/support/upstream_db.py).  Then ``placement-manage db sync`` must
-change nothing in the schema, and the
-service must start on the database and serve the data.
+change nothing in upstream's schema (it adds the tables of this service's
+own history beside it), and the service must start on the database and
+serve the data.
 """
 import datetime
 import email.utils
@@ -55,24 +56,31 @@ def upstream(database):
                                  config=config)
         after = upstream_db.schema_snapshot(engine)
         version = migration.current(engine)
+        own_version = migration.own_current(engine)
     finally:
         engine.dispose()
     return {'before': before, 'after': after, 'sync': sync,
-            'version': version, 'config': config}
+            'version': version, 'own_version': own_version,
+            'config': config}
 
 
 def test_upstream_head_is_our_head():
     assert migration.head() == upstream_db.UPSTREAM_HEAD
 
 
-def test_db_sync_changes_no_schema(upstream):
+def test_db_sync_changes_no_upstream_schema(upstream):
     assert upstream['sync'].returncode == 0, upstream['sync'].stderr
     assert upstream['version'] == upstream_db.UPSTREAM_HEAD
-    assert upstream['before'] == upstream['after']
-    # The dump's tables, nothing added or dropped.
+    # The dump's tables as they were, alembic_version included, and the
+    # own history's two tables beside them.
+    assert {name: upstream['after'][name]
+            for name in upstream['before']} == upstream['before']
     statements, _counts = upstream_db.read_dump()
     tables = {upstream_db.table_name(s) for s in statements}
-    assert set(upstream['after']) == tables - {None}
+    assert set(upstream['before']) == tables - {None}
+    assert set(upstream['after']) - set(upstream['before']) == {
+        'placement_changes', migration.OWN_VERSION_TABLE}
+    assert upstream['own_version'] == migration.own_head()
 
 
 def test_status_check_passes(upstream):
