@@ -18,8 +18,6 @@ def answerable(dialect, filters):
 
 
 def _fits(inventory, used, amount, dialect):
-    if inventory is None:
-        return False
     capacity = figures.capacity_of(
         inventory.total, inventory.reserved,
         figures.ratio_in_sql(inventory.allocation_ratio, dialect))
@@ -30,47 +28,56 @@ def _fits(inventory, used, amount, dialect):
 
 def _rules(snap, dialect, name, uuid, in_tree, resources, traits,
            member_of):
-    """The filters given, as tests of a provider id; 400 for an unknown
+    """(the filters given as tests of a provider id, the sets of ids a
+    match is in: one per filter an index answers); 400 for an unknown
     class or trait, as the database path words it."""
-    rules = []
-    providers = snap.providers
+    rules, within = [], []
+    providers, indexes = snap.providers, snap.indexes
     if name is not None:
         rules.append(lambda rp: providers[rp].name == name)
     if uuid is not None:
-        rules.append(lambda rp: providers[rp].uuid == uuid)
+        within.append({snap.by_uuid[uuid]} if uuid in snap.by_uuid else ())
     if in_tree is not None:
         named = snap.by_uuid.get(in_tree)
-        root = None if named is None else providers[named].root_id
-        rules.append(lambda rp: providers[rp].root_id == root)
+        within.append(() if named is None else
+                      indexes.trees[providers[named].root_id])
     if resources:
         class_ids = provider_filter.known_classes(
             {n: snap.class_ids[n] for n in resources if n in snap.class_ids},
             resources)
         wanted = [(class_ids[n], amount) for n, amount in resources.items()]
+        within.extend(indexes.classes.get(rc, ()) for rc, _ in wanted)
         inventories, usage = snap.inventories, snap.usage
 
         def room(rp):
-            held = inventories.get(rp, {})
+            held = inventories[rp]
             used = usage.get(rp, {})
-            return all(_fits(held.get(rc), used.get(rc), amount, dialect)
+            return all(_fits(held[rc], used.get(rc), amount, dialect)
                        for rc, amount in wanted)
         rules.append(room)
     if traits:
         base.known_traits({n: n for n in traits.names()
                            if n in snap.trait_names}, traits.names(),
                           provider_filter.UNKNOWN_REQUIRED_TRAIT)
-        rules.append(lambda rp: _holds(snap.traits_of(rp), traits))
+        within.extend(_any_of(indexes.traits, any_of)
+                      for any_of in traits.required)
+        if traits.forbidden:
+            rules.append(lambda rp: not snap.traits_of(rp) & traits.forbidden)
     if member_of:
-        rules.append(lambda rp: _holds(snap.aggregates_of(rp), member_of))
-    return rules
+        within.extend(_any_of(indexes.aggregates, any_of)
+                      for any_of in member_of.required)
+        if member_of.forbidden:
+            rules.append(lambda rp: not (snap.aggregates_of(rp)
+                                         & member_of.forbidden))
+    return rules, within
 
 
-def _holds(present, constraint):
-    """Whether the set ``present`` has one of each required set of
-    ``constraint`` (a TraitFilter or AggregateFilter) and none of its
-    forbidden."""
-    return (all(present & any_of for any_of in constraint.required)
-            and not present & constraint.forbidden)
+def _any_of(index, keys):
+    """The providers filed under one of ``keys``."""
+    found = set()
+    for key in keys:
+        found.update(index.get(key, ()))
+    return found
 
 
 def matching(snap, dialect, name=None, uuid=None, in_tree=None,
@@ -78,13 +85,14 @@ def matching(snap, dialect, name=None, uuid=None, in_tree=None,
     """The providers (``snapshot.Shown``) matching every filter given, by
     id: what ``resource_provider.get_all`` reads from ``dialect``'s
     database."""
-    rules = _rules(snap, dialect, name, uuid, in_tree, resources, traits,
-                   member_of)
-    if uuid is not None and uuid in snap.by_uuid:
-        ids = [snap.by_uuid[uuid]]
-    elif uuid is not None:
-        ids = []
+    rules, within = _rules(snap, dialect, name, uuid, in_tree, resources,
+                           traits, member_of)
+    if within:
+        smallest = min(within, key=len)
+        ids = sorted(set(smallest).intersection(*within))
     else:
         ids = snap.order
     shown = snap.shown
+    if not rules:
+        return [shown[rp] for rp in ids]
     return [shown[rp] for rp in ids if all(rule(rp) for rule in rules)]

@@ -8,6 +8,7 @@ change touched, copying the rest by reference.
 """
 import typing
 
+from placement.memory import indexes as indexes_mod
 from placement.objects import snapshot_rows
 
 
@@ -46,14 +47,15 @@ _NONE = frozenset()
 
 class Snapshot:
     """``providers`` {id: Provider}, ``by_uuid`` {uuid: id}, ``order``
-    the ids ascending, ``shown`` {id: Shown}; per provider id
+    the ids ascending, ``shown`` {id: Shown}, ``indexes`` (who has what,
+    indexes.Indexes); per provider id
     ``inventories`` {rc id: Inventory}, ``usage`` {rc id: used},
     ``traits`` (names) and ``aggregates`` (uuids); ``class_ids`` {name:
     id}, ``trait_names``.  Built by ``load`` and ``changed``.
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
-                 class_ids, trait_names, by_uuid, order, shown):
+                 class_ids, trait_names, by_uuid, order, shown, indexes):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -64,6 +66,7 @@ class Snapshot:
         self.by_uuid = by_uuid
         self.order = order
         self.shown = shown
+        self.indexes = indexes
 
     def fingerprint(self):
         """``snapshot_rows.fingerprint`` of the cloud this holds."""
@@ -129,7 +132,8 @@ def load(conn):
                     snapshot_rows.trait_names(conn),
                     {p.uuid: rp for rp, p in providers.items()},
                     sorted(providers),
-                    {rp: _shown(providers, rp) for rp in providers})
+                    {rp: _shown(providers, rp) for rp in providers},
+                    indexes_mod.build(parts))
 
 
 def changed(conn, old, provider_ids, names):
@@ -166,4 +170,8 @@ def changed(conn, old, provider_ids, names):
         trait_names = snapshot_rows.trait_names(conn)
     else:
         class_ids, trait_names = old.class_ids, old.trait_names
-    return Snapshot(*parts, class_ids, trait_names, by_uuid, order, shown)
+    found = indexes_mod.changed(
+        old.indexes, (old.providers, old.inventories, old.usage, old.traits,
+                      old.aggregates), parts, provider_ids)
+    return Snapshot(*parts, class_ids, trait_names, by_uuid, order, shown,
+                    found)

@@ -89,7 +89,7 @@ def test_the_list_answers_alike(world, placement_db, specs, drawn):
 def _contents(snap):
     return (snap.providers, snap.inventories, snap.usage, snap.traits,
             snap.aggregates, snap.class_ids, snap.trait_names, snap.by_uuid,
-            snap.order, snap.shown)
+            snap.order, snap.shown, snap.indexes)
 
 
 @random_clouds.over_http(30)
