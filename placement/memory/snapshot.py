@@ -101,15 +101,20 @@ def _shown(providers, rp):
 
 def _read_providers(conn, ids):
     """(providers, inventories, usage, traits, aggregates) of ``ids``
-    (None: all), as the Snapshot holds them."""
+    (None: all), as the Snapshot holds them.  Equal values are kept
+    once (``alike``): thousands of computes share their inventories,
+    trait sets and aggregates, and a snapshot's values never change."""
+    alike = {}
     providers = {row.id: Provider(row.id, row.uuid, row.name, row.generation,
                                   row.parent_id, row.root_id, row.changed)
                  for row in snapshot_rows.providers(conn, ids)}
     inventories = {}
     for row in snapshot_rows.inventories(conn, ids):
-        inventories.setdefault(row.rp, {})[row.rc] = Inventory(
-            row.total, row.reserved, row.min_unit, row.max_unit,
-            row.step_size, row.allocation_ratio)
+        inventory = Inventory(row.total, row.reserved, row.min_unit,
+                              row.max_unit, row.step_size,
+                              row.allocation_ratio)
+        inventories.setdefault(row.rp, {})[row.rc] = alike.setdefault(
+            inventory, inventory)
     usage = {}
     for row in snapshot_rows.usage(conn, ids):
         usage.setdefault(row.rp, {})[row.rc] = int(row.used)
@@ -119,9 +124,12 @@ def _read_providers(conn, ids):
     aggregates = {}
     for row in snapshot_rows.aggregates(conn, ids):
         aggregates.setdefault(row.rp, set()).add(row.uuid)
-    return (providers, inventories, usage,
-            {rp: frozenset(names) for rp, names in traits.items()},
-            {rp: frozenset(uuids) for rp, uuids in aggregates.items()})
+
+    def kept_once(sets):
+        return {rp: alike.setdefault(frozenset(values), frozenset(values))
+                for rp, values in sets.items()}
+    return providers, inventories, usage, kept_once(traits), \
+        kept_once(aggregates)
 
 
 def load(conn):
