@@ -13,21 +13,21 @@ requests, each naming ``--consumers`` consumers at microversion 1.38:
    deletes its allocations and the consumer.
 
 Per request it prints the status, the wall time, the CPU time the
-server's processes used (``/proc``, user + system) and the consumers per
-wall-clock second; after each request the provider's usages are checked.
-Give upstream a smaller ``--upstream-consumers``: it takes minutes for a
-few thousand.
+server's processes and the database server used (``/proc``, user +
+system) and the consumers per wall-clock second; after each request the
+provider's usages are checked.  Give upstream a smaller
+``--upstream-consumers``: it takes minutes for a few thousand.
 """
 import functools
 import http.client
 import json
 import os
-import time
 import uuid
 
 from bench.common import report
 from bench.common import web
 from bench.common import scratch
+from bench.common import meters
 from bench.common import serving
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
@@ -73,6 +73,7 @@ def run(label, cmd, setup_cmd, count, args, root):
     results = []
     try:
         server.start()
+        meter = meters.CpuMeter(server.proc.pid, db.url)
         http = functools.partial(call, server.port)
         provider = str(uuid.uuid4())
         status, _ = http('POST', '/resource_providers',
@@ -90,11 +91,10 @@ def run(label, cmd, setup_cmd, count, args, root):
         consumers = [str(uuid.uuid4()) for _ in range(count)]
         for phase, generation, resources in PHASES:
             data = body(provider, consumers, generation, resources)
-            cpu = serving.group_cpu_seconds(server.proc.pid)
-            started = time.monotonic()
+            started = meter.read()
             status, answer = http('POST', '/allocations', data)
-            wall = time.monotonic() - started
-            cpu = serving.group_cpu_seconds(server.proc.pid) - cpu
+            used = meter.since(started)
+            wall, cpu = used['wall_s'], used['server_cpu_s']
             _, usages = http('GET', '/resource_providers/%s/usages'
                              % provider)
             expected = {rc: amount * count
@@ -104,6 +104,7 @@ def run(label, cmd, setup_cmd, count, args, root):
                    if used}
             results.append({'phase': phase, 'status': status,
                             'wall_s': wall, 'cpu_s': cpu,
+                            'db_cpu_s': used['db_cpu_s'],
                             'usages_ok': got == expected})
             web.log('[%s] %s: %s in %.1f s wall, %.1f s CPU%s' % (
                 label, phase, status, wall, cpu,
@@ -146,15 +147,17 @@ def main(args):
     database = args.db_url and args.db_url.split(':')[0] or 'sqlite'
     print(report.markdown_head([
         'server', 'database', 'consumers', 'request', 'status', 'wall s',
-        'server CPU s', 'consumers/s (wall)', 'consumers/s (CPU)',
-        'usages right']))
+        'server CPU s', 'database CPU s', 'consumers/s (wall)',
+        'consumers/s (CPU)', 'usages right']))
     with scratch.directory('placement-bulk-', args.keep) as root:
         for label, cmd, setup, count in runs:
             for row in run(label, cmd, setup, count, args, root):
-                print('| %s | %s | %d | %s | %s | %.1f | %.1f | %.0f | %.0f '
-                      '| %s |' % (
+                print('| %s | %s | %d | %s | %s | %.1f | %.1f | %s | %.0f '
+                      '| %.0f | %s |' % (
                           label, database, count, row['phase'],
                           row['status'], row['wall_s'], row['cpu_s'],
+                          '-' if row['db_cpu_s'] is None
+                          else '%.2f' % row['db_cpu_s'],
                           count / row['wall_s'],
                           count / max(row['cpu_s'], 0.01),
                           'yes' if row['usages_ok'] else 'NO'), flush=True)

@@ -28,6 +28,7 @@ from bench.common import report
 from bench.common import scenarios
 from bench.common import datasets
 from bench.common import scratch
+from bench.common import meters
 from bench.common import serving
 
 
@@ -48,7 +49,7 @@ def run_one(label, cmd, setup_cmd, dataset, args, root):
         report.note(result, 'load', datasets.load(
             clients, dataset, args.load_threads))
         scenarios.measure(clients, dataset, args, result,
-                          server.proc.pid)
+                          meters.CpuMeter(server.proc.pid, db.url))
         return result
     except web.BenchError as exc:
         error = str(exc)

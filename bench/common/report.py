@@ -44,6 +44,8 @@ for _name, _ in datasets.VARIANTS:
                  ('throughput ' + _name, 'rps'), True))
     ROWS.append(('%s server CPU ms/req (conc.)' % _name,
                  ('throughput ' + _name, 'server_cpu_ms'), False))
+    ROWS.append(('%s database CPU ms/req (conc.)' % _name,
+                 ('throughput ' + _name, 'db_cpu_ms'), False))
 ROWS += [
     ('claims/s (conc.)', ('claims', 'claims_per_s'), True),
     ('claims made', ('claims', 'claims'), None),

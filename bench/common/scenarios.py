@@ -10,7 +10,7 @@ import uuid
 from bench.common import web
 from bench.common import report
 from bench.common import datasets
-from bench.common import serving
+from bench.common import meters
 
 
 def candidates_url(dataset, limit):
@@ -45,10 +45,11 @@ def time_latency(clients, url, repeats,
             'p95_ms': percentile(times, 95), 'candidates': count}
 
 
-def time_throughput(clients, url, concurrency, duration, server_pgid):
+def time_throughput(clients, url, concurrency, duration, meter):
     """Requests/s of `concurrency` clients looping for `duration` s, and
-    the server's CPU time per request (the clients share the machine, so
-    the rate alone understates a fast server)."""
+    the CPU time per request of the server and of its database server
+    (``meter``, a meters.CpuMeter: the clients share the machine, so the
+    rate alone understates a fast server)."""
     done = [0]
     errors = []
     lock = threading.Lock()
@@ -63,12 +64,13 @@ def time_throughput(clients, url, concurrency, duration, server_pgid):
                     errors.append(resp.status_code)
 
     clients.workers(concurrency)
-    cpu = serving.group_cpu_seconds(server_pgid)
+    started = meter.read()
     deadline = time.monotonic() + duration
     elapsed = web.run_concurrently(clients, concurrency, worker)
-    cpu = serving.group_cpu_seconds(server_pgid) - cpu
+    used = meter.since(started)
     result = {'rps': done[0] / elapsed, 'requests': done[0],
-              'server_cpu_ms': 1000 * cpu / done[0] if done[0] else None}
+              'seconds': elapsed,
+              **meters.per_request_ms(used, done[0])}
     if errors:
         result['errors'] = len(errors)
     return result
@@ -193,7 +195,7 @@ def project_usage(clients, project_id):
     return resp.json()['usages']
 
 
-def measure(clients, dataset, args, results, server_pgid):
+def measure(clients, dataset, args, results, meter):
     if not args.throughput_only:
         for name, limit in datasets.VARIANTS:
             url = candidates_url(dataset, limit)
@@ -208,7 +210,7 @@ def measure(clients, dataset, args, results, server_pgid):
         url = candidates_url(dataset, limit)
         report.note(results, 'throughput ' + name,
                     time_throughput(clients, url, args.concurrency,
-                                    args.duration, server_pgid))
+                                    args.duration, meter))
     if args.throughput_only:
         return
     claims = Claims(clients, dataset, args.claims, args.concurrency,

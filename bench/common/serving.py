@@ -1,5 +1,5 @@
-"""Server processes under test: their databases, ports, configuration
-and CPU time."""
+"""Server processes under test: their databases, ports and
+configuration."""
 import os
 import re
 import signal
@@ -19,31 +19,6 @@ STARTUP_TIMEOUT = 90
 # A worker that fails to boot stops gunicorn within this time of the
 # first answer.
 STARTUP_GRACE = 1.5
-
-
-def group_cpu_seconds(pgid):
-    """CPU seconds (user + system) used so far by the processes of the
-    process group ``pgid`` (the server: master and workers)."""
-    return sum(group_cpu_times(pgid))
-
-
-def group_cpu_times(pgid):
-    """(user, system) CPU seconds of the process group ``pgid``."""
-    user = system = 0
-    for pid in os.listdir('/proc'):
-        if not pid.isdigit():
-            continue
-        try:
-            with open('/proc/%s/stat' % pid) as handle:
-                fields = handle.read().rsplit(')', 1)[1].split()
-        except OSError:
-            continue
-        # After the command: state, ppid, pgrp, ... utime (12), stime (13).
-        if int(fields[2]) == pgid:
-            user += int(fields[11])
-            system += int(fields[12])
-    tick = os.sysconf('SC_CLK_TCK')
-    return user / tick, system / tick
 
 
 class Database:

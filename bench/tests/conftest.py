@@ -3,11 +3,48 @@ on a tiny cloud: SQLite, real servers, seconds each."""
 import os
 import subprocess
 import sys
+import urllib.parse
+import uuid
 
 import pytest
 
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+
+# The database servers of the test suite, when given: the commands that
+# take --db-url run on them too.
+SERVER_URLS = {backend: os.environ.get(variable) for backend, variable in (
+    ('mysql', 'PLACEMENT_TEST_MYSQL_URL'),
+    ('postgresql', 'PLACEMENT_TEST_POSTGRESQL_URL'))}
+
+
+class Database:
+    """The backend of a run and the arguments choosing it: none for
+    SQLite; else --db-url naming a prefix of its own, so that runs
+    elsewhere on the same server do not take its database names."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.args = []
+        if backend != 'sqlite':
+            parts = urllib.parse.urlsplit(SERVER_URLS[backend])
+            self.args = ['--db-url', urllib.parse.urlunsplit(parts._replace(
+                path='/bench_' + uuid.uuid4().hex[:8]))]
+
+    def check_cpu(self, seconds):
+        """The database server's CPU time of a run: none on SQLite (the
+        work is in the placement server), some on a server."""
+        if self.backend == 'sqlite':
+            assert seconds == 0
+        else:
+            assert seconds > 0
+
+
+@pytest.fixture(params=['sqlite'] + [backend for backend, url
+                                     in SERVER_URLS.items() if url])
+def database(request):
+    return Database(request.param)
 
 
 @pytest.fixture

@@ -13,9 +13,10 @@ MIX_OPERATIONS = {'tree', 'inventories', 'traits', 'aggregates', 'sharing',
                   'usages', 'candidates', 'claim', 'move', 'delete'}
 
 
-def test_candidates(bench, tmp_path):
+def test_candidates(bench, tmp_path, database):
     bench('candidates', '--flat', '10', '--nested', '2', '--repeats', '2',
-          '--duration', '0.5', '--claims', '4', '--json', 'out.json')
+          '--duration', '0.5', '--claims', '4', '--json', 'out.json',
+          *database.args)
     results = json.loads((tmp_path / 'out.json').read_text())['results']
     flat, nested = results['flat 10']['ours'], results['nested 2']['ours']
     assert flat['load']['providers'] == 10
@@ -26,7 +27,12 @@ def test_candidates(bench, tmp_path):
     assert flat['latency limit=10']['candidates'] == 10
     for result in (flat, nested):
         for name in ('no limit', 'limit=1000', 'limit=10'):
-            assert result['throughput ' + name]['requests'] > 0
+            throughput = result['throughput ' + name]
+            assert throughput['requests'] > 0
+            # At least the run's --duration (minus the threads' start).
+            assert throughput['seconds'] > 0.4
+            assert throughput['server_cpu_ms'] > 0
+            database.check_cpu(throughput['db_cpu_ms'])
         # Two trees of two FPGAs hold four claims.
         assert result['claims']['claims'] == 4
         assert result['claims']['failures'] == 0
@@ -38,19 +44,28 @@ def test_candidates_report_of_saved_runs(bench, tmp_path):
     bench('candidates', '--flat', '5', '--repeats', '1', '--duration',
           '0.2', '--claims', '2', '--throughput-only', '--json', 'a.json')
     table = bench('candidates', '--report', 'a.json', '--markdown')
-    assert ['load providers/s'] == [row[0] for row in rows(table)
-                                    if row[0] == 'load providers/s']
+    names = [row[0] for row in rows(table)]
+    assert 'load providers/s' in names
+    assert 'no limit database CPU ms/req (conc.)' in names
 
 
-def test_mix_http(bench):
-    out = bench('mix', 'http', '--duration', '3', *MIX)
+def test_mix_http(bench, tmp_path, database):
+    out = bench('mix', 'http', '--duration', '3', '--json', 'out.json',
+                *MIX, *database.args)
     table = {row.split()[0]: row.split()[1:] for row in out.splitlines()
              if row.split() and row.split()[0] in MIX_OPERATIONS | {'all'}}
     assert set(table) == MIX_OPERATIONS | {'all'}
     # rate, p50, p95, p99, errors (409s may happen).
     assert float(table['all'][0]) > 0
     assert table['all'][-1] == '0', out
-    assert 'offered' in out and 'server CPU' in out
+    assert 'offered' in out and 'database server CPU' in out
+    (run,) = [json.loads(line) for line
+              in (tmp_path / 'out.json').read_text().splitlines()]
+    schedule = run['result']['_schedule']
+    assert schedule['wall_s'] == pytest.approx(3, rel=0.1)
+    assert schedule['server_cpu_ms_per_request'] > 0
+    database.check_cpu(schedule['db_cpu_s'])
+    database.check_cpu(schedule['db_cpu_ms_per_request'])
 
 
 def test_mix_long(bench):
@@ -58,23 +73,36 @@ def test_mix_long(bench):
                 '--minute', '2', *MIX, status=None)
     minutes = [row for row in rows(out) if row[0] in ('0', '1', '2')]
     assert [row[0] for row in minutes] == ['0', '1', '2']
+    (header,) = [row for row in rows(out) if row[0] == 'min']
+    # SQLite's work is inside the placement server.
+    assert {row[header.index('DB CPU s')] for row in minutes} == {'0'}
     assert 'FLAT after minute 1' in out or 'NOT FLAT after minute 1' in out
 
 
-def test_request_path_http(bench):
+def test_request_path_http(bench, database):
     out = bench('request-path', 'http', '--requests', '100', '--round',
-                '50', '--reads', 'inventories,traits', '--stalled', '2')
+                '50', '--reads', 'inventories,traits', '--stalled', '2',
+                *database.args)
     table = {row[0]: row for row in rows(out)}
     for read in ('inventories', 'traits'):
-        # CPU ms per request (of it system).
         assert table[read][1] == 'yes'
-        assert float(table[read][2].split()[0]) >= 0
+        # 'CPU ms per request (of it system) db CPU ms per request in
+        # WALL s'
+        server, _, db_label, db, in_label, wall, _ = table[read][2].split()
+        assert (db_label, in_label) == ('db', 'in')
+        assert float(server) > 0 and float(wall) > 0
+        database.check_cpu(float(db))
     assert 'with 2 stalled connections' in out
 
 
-def test_bulk(bench):
-    out = bench('bulk', '--consumers', '20')
+def test_bulk(bench, database):
+    # Enough consumers for the database server's CPU time to reach a
+    # clock tick (10 ms).
+    out = bench('bulk', '--consumers', '300', *database.args)
+    (header,) = [row for row in rows(out) if row[0] == 'server']
     phases = {row[3]: row for row in rows(out) if row[0] == 'ours'}
+    database.check_cpu(sum(float(row[header.index('database CPU s')])
+                           for row in phases.values()))
     assert set(phases) == {'create', 'replace', 'remove'}
     assert [phases[p][4] for p in ('create', 'replace', 'remove')] == [
         '204', '204', '204']

@@ -34,6 +34,7 @@ import time
 from bench.common import report
 from bench.common import web
 from bench.common import scratch
+from bench.common import meters
 from bench.common import serving
 from bench.common.cloud import Cloud
 from bench.commands.mix import traffic
@@ -61,7 +62,8 @@ def run(label, cmd, setup_cmd, args, root):
         cloud.write(db.url)
         web.log('    cloud written in %.1fs'
                 % (time.monotonic() - started))
-        result = Mix(cloud, http, args, server.proc.pid).run()
+        result = Mix(cloud, http, args, meters.CpuMeter(
+            server.proc.pid, db.url)).run()
         result['_server'] = {'cmd': cmd}
         return result
     except web.BenchError as exc:
@@ -92,11 +94,15 @@ def print_table(label, result, markdown):
     late = result.get('_schedule', {})
     print('\n%s: offered %.0f req/s; sent late p50 %.0f ms, p99 %.0f ms; '
           '%d schedules overdue and %d requests unanswered at the end; '
-          'server CPU %.1f s, %.1f ms per request\n' % (
+          'in %.1f s: server CPU %.1f s, %.1f ms per request; database '
+          'server CPU %s\n' % (
               label, late['offered_per_s'], late['late_p50_ms'],
               late['late_p99_ms'], late['overdue_at_end'],
-              late.get('unanswered_at_end', 0),
-              late['server_cpu_s'], late['server_cpu_ms_per_request'] or 0))
+              late.get('unanswered_at_end', 0), late['wall_s'],
+              late['server_cpu_s'], late['server_cpu_ms_per_request'] or 0,
+              'not measured' if late['db_cpu_s'] is None else
+              '%.1f s, %.1f ms per request' % (
+                  late['db_cpu_s'], late['db_cpu_ms_per_request'] or 0)))
     if markdown:
         print(report.markdown_head(header))
         for row in rows:

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 from bench.common import report
 from bench.common import web
 from bench.common import scratch
+from bench.common import meters
 from bench.common import serving
 from bench.common.cloud import Cloud
 from bench.commands.mix.http import add_arguments as add_mix_arguments
@@ -118,8 +119,8 @@ class Connections:
         sockets to the database server's port."""
         if self.engine is None:
             return sum(1 for target in targets if target == self.path)
-        db_port = self.db.parts.port or (
-            3306 if self.db.backend == 'mysql' else 5432)
+        db_port = (self.db.parts.port
+                   or meters.DATABASE_PORTS[self.db.backend])
         return sum(1 for target in targets
                    if ports.get(target, (0, 0))[1] == db_port)
 
@@ -132,8 +133,9 @@ class Connections:
 
 class Sampler:
 
-    def __init__(self, pgid, port, stats, connections):
-        self.pgid = pgid
+    def __init__(self, meter, port, stats, connections):
+        self.meter = meter
+        self.pgid = meter.pgid
         self.port = port
         self.stats = stats
         self.connections = connections
@@ -144,10 +146,11 @@ class Sampler:
         with self.stats.lock:
             served = sum(len(v) for v in self.stats.latency.values())
             errors = sum(self.stats.errors.values())
+        used = self.meter.read()
         row = {'minute': minute, 'load1': os.getloadavg()[0],
                'served': served - self.last_counts[0],
                'errors': errors - self.last_counts[1],
-               'cpu_s': serving.group_cpu_seconds(self.pgid),
+               'cpu_s': used['server_cpu_s'], 'db_cpu_s': used['db_cpu_s'],
                'workers': {}}
         self.last_counts = (served, errors)
         for pid in workers(self.pgid):
@@ -218,7 +221,7 @@ def _span(values):
 
 def markdown(rows):
     pids = sorted({pid for row in rows for pid in row['workers']})
-    header = ['min', 'load1', 'served', 'errors', 'CPU s'] + [
+    header = ['min', 'load1', 'served', 'errors', 'CPU s', 'DB CPU s'] + [
         'w%d RSS MiB / fds / clients / DB conns' % (i + 1)
         for i in range(len(pids))] + [
         'DB sessions']
@@ -226,7 +229,8 @@ def markdown(rows):
     for row in rows:
         cells = ['%d' % row['minute'], '%.2f' % row['load1'],
                  '%d' % row['served'], '%d' % row['errors'],
-                 '%.0f' % row['cpu_s']]
+                 '%.0f' % row['cpu_s'], '-' if row['db_cpu_s'] is None
+                 else '%.0f' % row['db_cpu_s']]
         for pid in pids:
             w = row['workers'].get(pid)
             cells.append('-' if w is None else '%.1f / %d / %d / %d' % (
@@ -272,10 +276,10 @@ def run(args, workdir):
         http('GET', '/traits?name=startswith:HW_')
         cloud = Cloud(args.computes, args.nested, args.sharing)
         cloud.write(db.url)
-        mix = traffic.Mix(cloud, http, args, server.proc.pid)
+        meter = meters.CpuMeter(server.proc.pid, db.url)
+        mix = traffic.Mix(cloud, http, args, meter)
         connections = Connections(db)
-        sampler = Sampler(server.proc.pid, server.port, mix.stats,
-                          connections)
+        sampler = Sampler(meter, server.port, mix.stats, connections)
         result = {}
         runner = threading.Thread(
             target=lambda: result.update(mix.run()), daemon=True)

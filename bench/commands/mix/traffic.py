@@ -12,7 +12,7 @@ import uuid
 
 from bench.common import web
 from bench.common import scenarios
-from bench.common import serving
+from bench.common import meters
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
@@ -138,8 +138,10 @@ class Stats:
 class Mix:
     """The schedule of nodes and scheduler, run by a pool of threads."""
 
-    def __init__(self, cloud, http, args, server_pgid):
-        self.server_pgid = server_pgid
+    def __init__(self, cloud, http, args, meter):
+        # A meters.CpuMeter of the server and its database (None: the
+        # caller measures no CPU time).
+        self.meter = meter
         self.cloud = cloud
         self.http = http
         self.args = args
@@ -323,9 +325,10 @@ class Mix:
         for thread in self.threads:
             thread.start()
 
-    def finish(self, server_cpu, stop_at=None):
+    def finish(self, used, stop_at=None):
         """Stop the schedule at ``stop_at`` (default: the planned end),
-        wait for the answers and return the table."""
+        wait for the answers and return the table, with the CPU time
+        ``used`` meanwhile (a ``CpuMeter.since``) when not None."""
         if stop_at is not None:
             self.stop_at = self.end_at = stop_at
         # Answers to requests sent before the end are waited for, but
@@ -343,15 +346,18 @@ class Mix:
         table['_schedule']['offered_per_s'] = self.offered()
         table['_schedule']['overdue_at_end'] = sum(
             1 for due, _, _ in self.queue if due < self.stop_at)
-        table['_schedule']['server_cpu_s'] = server_cpu
-        table['_schedule']['server_cpu_ms_per_request'] = (
-            1000 * server_cpu / served if served else None)
+        if used is not None:
+            per_request = meters.per_request_ms(used, served)
+            table['_schedule'].update(
+                wall_s=used['wall_s'], server_cpu_s=used['server_cpu_s'],
+                db_cpu_s=used['db_cpu_s'],
+                server_cpu_ms_per_request=per_request['server_cpu_ms'],
+                db_cpu_ms_per_request=per_request['db_cpu_ms'])
         return table
 
     def run(self):
         self.start()
         time.sleep(max(0, self.start_at - time.monotonic()))
-        cpu = serving.group_cpu_seconds(self.server_pgid)
+        started = self.meter.read()
         time.sleep(max(0, self.stop_at - time.monotonic()))
-        cpu = serving.group_cpu_seconds(self.server_pgid) - cpu
-        return self.finish(cpu)
+        return self.finish(self.meter.since(started))

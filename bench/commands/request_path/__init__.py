@@ -4,12 +4,13 @@ and per request over HTTP, for several servers.
     bench/run request-path layers [--calls 3000]
     bench/run request-path http [--requests 4000]
         [--server-cmd CMD ...] [--running PORT:PGID ...]
-        [--no-keepalive] [--stalled N]
+        [--no-keepalive] [--stalled N] [--db-url URL]
 
 ``layers`` times every layer of the application alone, on the environ it
 receives on a real request (CPU time, interleaved batches); ``http``
-measures the CPU time per request of each server's process group
-(``/proc``), the servers served in turns.  See bench/README.md.
+measures the CPU time per request of each server's process group and of
+the database server (``/proc``), the servers served in turns.  See
+bench/README.md.
 """
 import copy
 import io
@@ -191,6 +192,9 @@ def add_arguments(parser):
     remote.add_argument('--no-keepalive', action='store_true',
                         help='also measure a new connection per request')
     remote.add_argument('--port-range', default='18700-18749')
+    remote.add_argument('--db-url', help=(
+        'MariaDB/PostgreSQL server URL of the started servers (a fresh '
+        'database each) and of the running ones (default: SQLite)'))
     remote.add_argument('--stalled', type=int, default=0, help=(
         'then time GET / while this many connections hold half a request'))
     for one in (inproc, remote):

@@ -1,7 +1,8 @@
 """The ``http`` mode of ``bench/run request-path``: servers started (or
 already running), the small reads sent to them from threads, and the CPU
-time of their process groups per request.  Also the requests ``layers``
-makes in-process: the headers, the tree written and the reads timed."""
+time of their process groups and of the database server per request.
+Also the requests ``layers`` makes in-process: the headers, the tree
+written and the reads timed."""
 import http.client
 import json
 import os
@@ -13,6 +14,7 @@ import uuid
 
 from bench.common import web
 from bench.common import scratch
+from bench.common import meters
 from bench.common import serving
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
@@ -132,24 +134,40 @@ def stall_probe(port, stalled, probes=5):
 
 
 class Running:
-    """A server started elsewhere (``--running PORT:PGID``)."""
+    """A server started elsewhere (``--running PORT:PGID``) on the
+    database server of ``db_url`` (None: SQLite)."""
 
-    def __init__(self, text):
+    def __init__(self, text, db_url):
         self.port, self.pgid = (int(part) for part in text.split(':'))
         self.cmd = 'running on port %d, process group %d' % (self.port,
                                                              self.pgid)
+        self.meter = meters.CpuMeter(self.pgid, db_url or 'sqlite://')
 
     def stop(self):
         pass
 
 
-def start_server(cmd, root):
-    workdir = tempfile.mkdtemp(dir=root)
-    database = serving.Database(None, workdir, 'request_path')
-    server = serving.Server('server', cmd, None, 1, database, workdir)
-    server.start()
-    server.pgid = server.proc.pid
-    return server
+class Started(serving.Server):
+    """A server started here on a fresh database of ``db_url`` (None:
+    SQLite), dropped when it stops."""
+
+    def __init__(self, cmd, root, db_url):
+        workdir = tempfile.mkdtemp(dir=root)
+        self.database = serving.Database(
+            db_url, workdir, 'request_path_' + os.path.basename(workdir))
+        super().__init__('server', cmd, None, 1, self.database, workdir)
+        self.database.create()
+        try:
+            self.start()
+        except web.BenchError:
+            self.database.drop()
+            raise
+        self.pgid = self.proc.pid
+        self.meter = meters.CpuMeter(self.pgid, self.database.url)
+
+    def stop(self):
+        super().stop()
+        self.database.drop()
 
 
 def fill(server):
@@ -170,15 +188,16 @@ def over_http(args):
 
 
 def compare(args, root):
-    servers = [Running(text) for text in args.running]
+    servers = [Running(text, args.db_url) for text in args.running]
     try:
         for cmd in args.server_cmd or ([] if servers else [DEFAULT_CMD]):
-            servers.append(start_server(cmd, root))
+            servers.append(Started(cmd, root, args.db_url))
         roots = [fill(server) for server in servers]
         print('load average before: %s\n' % load_average())
         for number, server in enumerate(servers, 1):
             print('%d. %s' % (number, server.cmd))
-        print('\nServer CPU ms per request (of it system), in rounds of '
+        print('\nServer CPU ms per request (of it system), the database '
+              'server\'s CPU ms per request and the wall time, in rounds of '
               '%d requests per server in turn:\n' % args.round)
         print('| read | keep-alive | %s |' % ' | '.join(
             str(number) for number in range(1, len(servers) + 1)))
@@ -195,13 +214,13 @@ def compare(args, root):
                             zip(servers, roots)):
                         more = measure(server, READS[label].format(
                             uuid=root), args, keepalive)
-                        used[index] = [a + b for a, b in zip(used[index],
-                                                             more)]
+                        used[index] = {
+                            key: None if more[key] is None
+                            else used[index][key] + more[key]
+                            for key in more}
                 print('| %s | %s | %s |' % (
                     label, 'yes' if keepalive else 'no', ' | '.join(
-                        '%.3f (%.3f)' % ((user + system) / sent * 1000,
-                                         system / sent * 1000)
-                        for user, system, sent in used)), flush=True)
+                        cpu_cell(figures) for figures in used)), flush=True)
         for number, server in enumerate(servers, 1):
             if args.stalled:
                 print('\n%d: slowest of 5 GET / with %d stalled connections:'
@@ -215,11 +234,21 @@ def compare(args, root):
 
 
 def measure(server, path, args, keepalive):
-    """(user s, system s, requests) of one round on ``server``."""
+    """The ``CpuMeter.since`` figures of one round on ``server``, with
+    the requests it sent."""
     hammer(server.port, path, args.connections * 5, args.connections,
            keepalive)
-    user, system = serving.group_cpu_times(server.pgid)
+    started = server.meter.read()
     sent = hammer(server.port, path, args.round, args.connections,
                   keepalive)
-    after = serving.group_cpu_times(server.pgid)
-    return after[0] - user, after[1] - system, sent
+    return dict(server.meter.since(started), requests=sent)
+
+
+def cpu_cell(used):
+    """'server ms (of it system) db ms in wall s', CPU per request."""
+    sent = used['requests']
+    per_request = meters.per_request_ms(used, sent)
+    return '%.3f (%.3f) db %s in %.1f s' % (
+        per_request['server_cpu_ms'], 1000 * used['server_system_s'] / sent,
+        '-' if per_request['db_cpu_ms'] is None
+        else '%.3f' % per_request['db_cpu_ms'], used['wall_s'])

@@ -167,7 +167,7 @@ def drive(fleet, mix, args):
         stop_at = time.monotonic()
         # The mix's table counts from the end of its warm-up; failures
         # are counted by swap_audit over every call.
-        table = mix.finish(0.0, stop_at)
+        table = mix.finish(None, stop_at)
         mix.http.close()
     return {'table': table, 'phases': phases, 'swaps': fleet.swaps,
             'wall_s': stop_at - started}
