@@ -9,6 +9,7 @@ import tempfile
 import time
 
 from bench.common import cloud
+from bench.common import meters
 from bench.common import scenarios
 from bench.common import scratch
 from bench.common import serving
@@ -96,7 +97,7 @@ def _measure(label, cmd, setup, extra, db, args, world, root):
         for name in ('all', 'all three'):
             found['throughput ' + name] = scenarios.time_throughput(
                 clients, queries(world)[name], args.concurrency,
-                args.duration, server.proc.pid)
+                args.duration, meters.CpuMeter(server.proc.pid, db.url))
         return found
     finally:
         clients.close()
@@ -143,7 +144,8 @@ def main(args):
                 '%.1f / %.1f ms (%d)' % (value['median_ms'], value['p95_ms'],
                                          value['candidates'])
                 if 'median_ms' in value else
-                '%.0f/s, %.2f ms CPU' % (value['rps'],
-                                         value['server_cpu_ms'] or 0)))
+                '%.0f/s, %.2f + %.2f ms CPU' % (
+                    value['rps'], value['server_cpu_ms'] or 0,
+                    value.get('db_cpu_ms') or 0)))
         print('| %s | %s |' % (key, ' | '.join(cells)))
     return 0

@@ -149,3 +149,20 @@ def test_swap_options(bench):
     # The swap itself runs in tests/cluster/test_swap.py (it needs MariaDB and
     # upstream); here only that the command and its options load.
     assert '--short' in bench('swap', '-h')
+
+
+def test_provider_list(bench, database):
+    out = bench('provider-list', '--computes', '20', '--repeats', '2',
+                '--duration', '0.5', *database.args)
+    table = {cells[0]: cells[1:] for cells in (
+        [cell.strip() for cell in line.strip('|').split('|')]
+        for line in out.splitlines() if line.startswith('| ')
+        and not line.startswith('| |'))}
+    assert set(table) >= {'latency all', 'latency in_tree',
+                          'throughput all', 'throughput all three'}
+    for name, (from_database, from_memory) in table.items():
+        if name.startswith('latency'):
+            # Both list the same providers: (count) ends each cell.
+            assert from_database.rsplit('(')[-1] == \
+                from_memory.rsplit('(')[-1], name
+    assert 'snapshot:' in out and 'MB per worker' in out
