@@ -177,6 +177,9 @@ class Database:
                 try:
                     with conn.begin():
                         yield conn
+                        # The last statement before commit: the feed's
+                        # readers count on a short time from its ids'
+                        # allocation to the commit (data/feed.py).
                         if self.feed_on:
                             feed.record(conn)
                 finally:
