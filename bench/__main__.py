@@ -16,6 +16,8 @@ COMMANDS = {
                  "os-capacity's method (in-process)"),
     'metrics': ('metrics', 'GET /metrics and the capacity gauges '
                 '(in-process)'),
+    'provider-list': ('provider_list', 'GET /resource_providers with its '
+                      'filters: from the database, from memory, upstream'),
     'summary': ('summary', 'GET /summary per database (in-process)'),
     'mix': ('mix', "the request mix of a cloud: over HTTP, for half an "
             'hour, or in-process'),

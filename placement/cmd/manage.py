@@ -4,6 +4,7 @@
     placement-manage [--config-file F] db version
     placement-manage [--config-file F] db stamp [REVISION]
     placement-manage [--config-file F] db online_data_migrations [--max-count N]
+    placement-manage [--config-file F] snapshot reload
 
 The configuration is read as the service reads it
 (``$OS_PLACEMENT_CONFIG_DIR/placement.conf``, then
@@ -18,6 +19,7 @@ from placement.config import conf as placement_conf
 from placement.data import db
 from placement.data import migration
 from placement.objects import bootstrap
+from placement.objects import snapshot_rows
 from placement.objects import upgrade
 
 
@@ -66,6 +68,19 @@ def db_online_data_migrations(database, args):
     return 0 if all(found == done for _name, found, done in rows) else 1
 
 
+def snapshot_reload(database, args):
+    """Every worker of every node reads its whole snapshot again at its
+    next read (read_source = snapshot): after changes made without the
+    service, which its change feed never saw."""
+    if not database.feed_on:
+        print('the change feed is not set up: run "placement-manage db '
+              'sync" first', file=sys.stderr)
+        return 1
+    database.write(snapshot_rows.touch_everything)
+    print('every snapshot reads the database again at its next read')
+    return 0
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog='placement-manage',
@@ -99,6 +114,13 @@ def parse_args(argv):
                         metavar='N', help='migrate at most N rows of each '
                                           'kind; exit 1 while more remain')
     online.set_defaults(func=db_online_data_migrations)
+    snapshot = categories.add_parser(
+        'snapshot', help='the workers\' in-memory copies of the cloud')
+    snapshot.add_subparsers(dest='action', required=True,
+                            metavar='ACTION').add_parser(
+        'reload', help='make every worker read its snapshot again from '
+                       'the database (after changes made by hand)'
+    ).set_defaults(func=snapshot_reload)
     return parser.parse_args(argv)
 
 
@@ -106,6 +128,9 @@ def _run(args):
     conf = placement_conf.load(config_files=args.config_file)
     database = db.Database(conf)
     try:
+        # Its writes (online data migrations, a reload) go into the
+        # change feed, as the service's do.
+        bootstrap.feed_ready(database)
         return args.func(database, args)
     finally:
         database.dispose()

@@ -94,6 +94,16 @@ placement_opts = [
                 help='When GET /allocation_candidates finds nothing, log '
                      'at INFO why (the summary of its explanation) with '
                      'the request ids.'),
+    cfg.StrOpt('read_source', default='database',
+               choices=('database', 'snapshot'),
+               help='Where reads come from: database reads every answer '
+                    'from SQL; snapshot answers the provider list from a '
+                    'copy of the cloud in each worker\'s memory, kept '
+                    'current by the change feed of this service\'s '
+                    'writes (docs/operators.md, "Reads from memory"). '
+                    'Keep database while nodes of upstream placement '
+                    'write the same database: the feed does not see '
+                    'their writes.'),
 ]
 
 database_opts = [

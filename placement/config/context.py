@@ -9,11 +9,18 @@ class RequestContext(context.RequestContext):
     """oslo.context's context plus the service's database and policy."""
 
     def __init__(self, *args, database=None, enforcer=None, config=None,
-                 **kwargs):
+                 memory=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.database = database
         self.enforcer = enforcer
         self.config = config
+        # The worker's memory.source.Source with read_source = snapshot.
+        self.memory = memory
+
+    def snapshot(self):
+        """The worker's snapshot, current as of now, or None when reads
+        come from the database (by configuration, or while it loads)."""
+        return None if self.memory is None else self.memory.current()
 
     def can(self, action, target=None):
         """Raise 403 unless policy allows ``action`` on ``target``."""

@@ -14,6 +14,7 @@ from placement.candidates import query_filters
 from placement.data import timestamps
 from placement.data import uuids
 from placement.handlers import base
+from placement.memory import provider_list
 from placement.objects import resource_provider as rp_obj
 from placement.schemas import resource_provider as schema
 from placement.web import gc_pause
@@ -216,7 +217,13 @@ def list_resource_providers(req):
     params = validation.validate_query(req, schema.LIST_QUERY.at(version))
     filters = list_filters(req, params, version)
     with gc_pause.collection_paused():
-        providers = ctx.database.read(rp_obj.get_all, **filters)
+        snap = (ctx.snapshot() if provider_list.answerable(
+            ctx.database.dialect, filters) else None)
+        if snap is None:
+            providers = ctx.database.read(rp_obj.get_all, **filters)
+        else:
+            providers = provider_list.matching(
+                snap, ctx.database.dialect, **filters)
         body, modified = _listing(req, providers)
         return responses.encoded_json_response(req, body,
                                                last_modified=modified)

@@ -260,7 +260,12 @@ def resolve_traits(conn, names, text='No such trait(s): {first}.'):
     """{name: id} for the list ``names``; 400 if some do not exist, its
     ``text`` naming the ``{first}`` missing one (in ``names`` order) or
     ``{all}`` of them, as upstream words it for the caller's route."""
-    found = trait_ids(conn, names)
+    return known_traits(trait_ids(conn, names), names, text)
+
+
+def known_traits(found, names, text='No such trait(s): {first}.'):
+    """``found`` ({name: id} of the traits among ``names`` that exist);
+    400 worded as for ``resolve_traits`` if some are missing."""
     missing = [name for name in names if name not in found]
     if missing:
         raise errors.BadRequest(text.format(

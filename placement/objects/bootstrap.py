@@ -31,16 +31,22 @@ def prepare_database(database, migrate=False):
         raise SchemaNotReady(
             'database schema is at %s, this service needs %s; run '
             '"placement-manage db sync"' % (revision, migration.head()))
-    own = migration.own_current(engine)
-    database.feed_on = own == migration.own_head()
-    if not database.feed_on:
+    if not feed_ready(database):
         # Upstream's schema is enough to serve; only the snapshot reads
         # need the feed.
         LOG.warning('own schema history is at %s, this service needs %s: '
                     'the change feed is off, and so are snapshot reads; '
-                    'run "placement-manage db sync"', own,
-                    migration.own_head())
+                    'run "placement-manage db sync"',
+                    migration.own_current(engine), migration.own_head())
     _with_retry(lambda: sync_standard_names(database))
+    return database.feed_on
+
+
+def feed_ready(database):
+    """Set ``database.feed_on`` (and return it): whether the own history,
+    and so the change feed's table, is at its head."""
+    database.feed_on = (migration.own_current(database.engine)
+                        == migration.own_head())
     return database.feed_on
 
 

@@ -9,6 +9,8 @@ summaries) takes it from here, so a change of the rule (say, how
 forms of the rules into its statements; the write path (claims) and the
 capacity count test values already read with the Python forms.
 """
+import struct
+
 import sqlalchemy as sa
 
 from placement.data import tables
@@ -23,6 +25,16 @@ def capacity(inventory, ratio=None):
     if ratio is None:
         ratio = inventory.c.allocation_ratio
     return (inventory.c.total - inventory.c.reserved) * ratio
+
+
+def ratio_in_sql(allocation_ratio, dialect):
+    """The allocation_ratio ``dialect``'s SQL computes with, from the
+    value its driver handed over: MySQL keeps the column in single
+    precision (a FLOAT) and computes with that value, whose shortest
+    decimal form is what Python read."""
+    if dialect != 'mysql':
+        return allocation_ratio
+    return struct.unpack('f', struct.pack('f', allocation_ratio))[0]
 
 
 def capacity_of(total, reserved, allocation_ratio):

@@ -21,9 +21,19 @@ RPA = tables.resource_provider_aggregates
 AGG = tables.placement_aggregates
 
 
+# The 400 of an unknown trait in a listing's ``required``.
+UNKNOWN_REQUIRED_TRAIT = ('Invalid trait(s) in "required" parameter: No '
+                          'such trait(s): {first}.')
+
+
 def resolve_resource_classes(conn, names):
     """{name: id} for ``names``; 400 for the first unknown class."""
-    found = base.resource_class_ids(conn, names)
+    return known_classes(base.resource_class_ids(conn, names), names)
+
+
+def known_classes(found, names):
+    """``found`` ({name: id} of the classes among ``names`` that exist);
+    400 for the first of ``names`` missing from it."""
     missing = [name for name in names if name not in found]
     if missing:
         raise errors.BadRequest(

@@ -84,9 +84,7 @@ def filtered(conn, stmt, name=None, uuid=None, in_tree=None,
     if traits:
         required, forbidden = provider_filter.trait_id_filter(
             traits, base.resolve_traits(
-                conn, traits.names(),
-                'Invalid trait(s) in "required" parameter: No such '
-                'trait(s): {first}.'))
+                conn, traits.names(), provider_filter.UNKNOWN_REQUIRED_TRAIT))
         stmt = stmt.where(
             provider_filter.traits_clause(RP.c.id, required, forbidden))
     if member_of:

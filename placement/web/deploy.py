@@ -10,6 +10,7 @@ from placement import console
 from placement.config import conf as placement_conf
 from placement.config import policy
 from placement.data import db
+from placement.memory import source
 from placement.metrics import capacity_gauges
 from placement.metrics import metrics
 from placement.metrics import metrics_wsgi
@@ -57,13 +58,17 @@ def build_app(conf, database, enforcer=None):
     """
     if enforcer is None:
         enforcer = policy.make_enforcer(conf)
+    memory = None
+    if conf.placement.read_source == 'snapshot':
+        memory = source.Source(database, conf.placement.change_feed_gap_seconds)
 
     def negotiated(app):
         app = middleware.BodySizeLimit(app, conf.api.max_request_body_size)
         return middleware.MicroversionMiddleware(app)
 
     def authenticated(app):
-        app = middleware.ContextMiddleware(app, database, enforcer, conf)
+        app = middleware.ContextMiddleware(app, database, enforcer, conf,
+                                           memory)
         if conf.api.auth_strategy == 'noauth2':
             return auth.NoAuthMiddleware(app)
         return auth.KeystoneMiddleware(app, conf)

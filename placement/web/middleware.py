@@ -263,17 +263,19 @@ def _add_vary(vary, header):
 class ContextMiddleware:
     """Build the RequestContext from the identity headers."""
 
-    def __init__(self, application, database, enforcer, conf):
+    def __init__(self, application, database, enforcer, conf, memory=None):
         self.application = application
         self.database = database
         self.enforcer = enforcer
         self.conf = conf
+        self.memory = memory
 
     def __call__(self, environ, start_response):
         ctx = placement_context.RequestContext.from_environ(
             environ,
             request_id=environ.get(environ_keys.REQUEST_ID),
             global_request_id=environ.get(environ_keys.GLOBAL_REQUEST_ID),
-            database=self.database, enforcer=self.enforcer, config=self.conf)
+            database=self.database, enforcer=self.enforcer, config=self.conf,
+            memory=self.memory)
         environ[environ_keys.CONTEXT] = ctx
         return self.application(environ, start_response)

@@ -111,6 +111,8 @@ OBJECTS = sorted(name for name in MODULES
 ENGINE = sorted(name for name in MODULES
                 if name.startswith('placement.candidates'))
 DATA = sorted(name for name in MODULES if name.startswith('placement.data'))
+MEMORY = sorted(name for name in MODULES
+                if name.startswith('placement.memory'))
 # The web edge: its request machinery and the handlers.  environ_keys.py
 # is only names (it imports nothing), which errors.py reads to render an
 # error document, so every layer may reach it.
@@ -120,7 +122,7 @@ WEB_EDGE = ['placement.handlers'] + sorted(
 # Each role's folder, and the three modules every role shares.
 TOP_LEVEL = {'__init__.py', 'wsgi.py', 'errors.py', 'microversions.py',
              'cmd', 'config', 'web', 'handlers', 'schemas', 'candidates',
-             'objects', 'data', 'metrics', 'console'}
+             'objects', 'memory', 'data', 'metrics', 'console'}
 
 
 def test_the_modules_named_here_exist():
@@ -136,7 +138,7 @@ def test_the_package_is_grouped_by_role():
     found = {path.name for path in PACKAGE.iterdir()
              if path.name != '__pycache__'}
     assert found == TOP_LEVEL
-    assert len(TOP_LEVEL) <= 14
+    assert len(TOP_LEVEL) <= 15
 
 
 @pytest.mark.parametrize('name', BELOW_OBJECTS)
@@ -158,6 +160,13 @@ def test_objects_never_import_the_handlers(name):
 @pytest.mark.parametrize('name', ENGINE)
 def test_the_engine_never_imports_the_web_edge(name):
     _assert_never_reaches(name, WEB_EDGE)
+
+
+@pytest.mark.parametrize('name', MEMORY)
+def test_the_snapshot_serves_the_engine_and_the_web_edge(name):
+    """The snapshot is a source the engine and the handlers read from:
+    it never reaches up to them."""
+    _assert_never_reaches(name, ['placement.candidates', *WEB_EDGE])
 
 
 @pytest.mark.parametrize('name', DATA)

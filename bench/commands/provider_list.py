@@ -1,0 +1,149 @@
+"""GET /resource_providers with its filters over HTTP: this service
+reading the database, this service reading its snapshot
+(``read_source = snapshot``) and, with ``--upstream-venv``, upstream,
+one after another on one database written once (the mix's cloud, see
+``cloud.Cloud``)."""
+import os
+import re
+import tempfile
+import time
+
+from bench.common import cloud
+from bench.common import scenarios
+from bench.common import scratch
+from bench.common import serving
+from bench.common import web
+
+
+def add_arguments(parser):
+    serving.add_server_arguments(parser, '18400-18449')
+    parser.add_argument('--computes', type=int, default=10000)
+    parser.add_argument('--upstream-venv', metavar='DIR')
+    parser.add_argument('--repeats', type=int, default=20)
+    parser.add_argument('--concurrency', type=int, default=10)
+    parser.add_argument('--duration', type=float, default=10.0)
+
+
+def queries(world):
+    """{label: path} of the listings timed."""
+    root, tree, _ = world.computes[-1]
+    aggregate = world.aggregates[0][1] if world.aggregates else root
+    return {
+        'all': '/resource_providers',
+        'resources': '/resource_providers?resources=VCPU:8,MEMORY_MB:4096',
+        'required': '/resource_providers?required=HW_CPU_X86_AVX2',
+        'member_of': '/resource_providers?member_of=' + aggregate,
+        'in_tree': '/resource_providers?in_tree=' + tree[-1],
+        'all three': ('/resource_providers?resources=VCPU:8&required='
+                      'HW_CPU_X86_AVX2&member_of=in:' + aggregate),
+    }
+
+
+def snapshot_size(db_url):
+    """(MB one worker's snapshot of the database holds, seconds a load
+    takes), loaded here as a worker loads it."""
+    import gc
+    import tracemalloc
+
+    import sqlalchemy as sa
+
+    from placement.memory import snapshot
+    engine = sa.create_engine(db_url)
+    with engine.connect() as conn:
+        started = time.perf_counter()
+        snapshot.load(conn)
+        took = time.perf_counter() - started
+        gc.collect()
+        tracemalloc.start()
+        snap = snapshot.load(conn)
+        held = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+    engine.dispose()
+    del snap
+    return held / 2 ** 20, took
+
+
+def _wait_loaded(server, clients, workers):
+    """Until every worker logged its snapshot loaded (each starts at its
+    first request)."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        clients.get().get('/resource_providers?name=none')
+        with open(server.log_path, errors='replace') as log:
+            loaded = set(re.findall(r' (\d+) INFO \S+ snapshot loaded',
+                                    log.read()))
+        if len(loaded) >= workers:
+            return
+        time.sleep(0.2)
+    raise web.BenchError('snapshots not loaded:\n' + server.log_tail())
+
+
+def _measure(label, cmd, setup, extra, db, args, world, root):
+    workdir = tempfile.mkdtemp(prefix=label + '-', dir=root)
+    server = serving.Server(label, cmd, setup, args.workers, db, workdir)
+    serving.write_conf(server.config_file, db.url, sync=not setup,
+                       extra=extra)
+    clients = web.Clients(server.base_url)
+    try:
+        server.start()
+        if 'snapshot' in extra:
+            _wait_loaded(server, clients, args.workers)
+        found = {}
+        for name, path in queries(world).items():
+            found['latency ' + name] = scenarios.time_latency(
+                clients, path, args.repeats,
+                count_of=lambda body: len(body['resource_providers']))
+        for name in ('all', 'all three'):
+            found['throughput ' + name] = scenarios.time_throughput(
+                clients, queries(world)[name], args.concurrency,
+                args.duration, server.proc.pid)
+        return found
+    finally:
+        clients.close()
+        server.stop()
+
+
+def main(args):
+    serving.set_port_range(args.port_range)
+    with scratch.directory('placement-bench-list-', False) as root:
+        db = serving.Database(args.db_url, root, 'list')
+        db.create()
+        try:
+            # This service makes the schema; the cloud goes in by SQL.
+            first = serving.Server('schema', args.server_cmd, None, 1, db,
+                                   tempfile.mkdtemp(dir=root))
+            first.start()
+            first.stop()
+            world = cloud.Cloud(args.computes, nested=0.3, sharing=0.2)
+            world.write(db.url)
+            size, took = snapshot_size(db.url)
+            runs = [('database', args.server_cmd, None, ''),
+                    ('snapshot', args.server_cmd, None,
+                     '[placement]\nread_source = snapshot\n')]
+            if args.upstream_venv:
+                command, setup = serving.upstream_commands(
+                    args.upstream_venv)
+                runs.append(('upstream', command, setup, ''))
+            results = {label: _measure(label, cmd, setup, extra, db, args,
+                                       world, root)
+                       for label, cmd, setup, extra in runs}
+        finally:
+            db.drop()
+    print('load %.2f %.2f %.2f, %d computes, %d workers, %s' % (
+        *os.getloadavg(), args.computes, args.workers, db.backend))
+    print('snapshot: %.1f MB per worker, loaded in %.2f s' % (size, took))
+    labels = list(results)
+    print('| | ' + ' | '.join(labels) + ' |')
+    print('|---' * (len(labels) + 1) + '|')
+    for key in results[labels[0]]:
+        cells = []
+        for label in labels:
+            value = results[label][key]
+            cells.append('error' if 'error' in value else (
+                '%.1f / %.1f ms (%d)' % (value['median_ms'], value['p95_ms'],
+                                         value['candidates'])
+                if 'median_ms' in value else
+                '%.0f/s, %.2f ms CPU' % (value['rps'],
+                                         value['server_cpu_ms'] or 0)))
+        print('| %s | %s |' % (key, ' | '.join(cells)))
+    return 0

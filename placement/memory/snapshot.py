@@ -1,0 +1,177 @@
+"""One version of the cloud in memory: providers, their inventories,
+usage, traits and aggregates, and the names of classes and traits.
+
+A version never changes once built: a request reads one version from
+start to end while other threads of the worker build the next.
+``changed`` builds the next version from the rows of the providers a
+change touched, copying the rest by reference.
+"""
+import typing
+
+from placement.memory import indexes as indexes_mod
+from placement.objects import snapshot_rows
+
+
+class Provider(typing.NamedTuple):
+    id: int
+    uuid: str
+    name: str
+    generation: int
+    parent_id: typing.Optional[int]
+    root_id: int
+    changed: object
+
+
+class Inventory(typing.NamedTuple):
+    total: int
+    reserved: int
+    min_unit: int
+    max_unit: int
+    step_size: int
+    allocation_ratio: float
+
+
+class Shown(typing.NamedTuple):
+    """A provider as listings show it, in ``resource_provider.SHOWN``
+    order."""
+    uuid: str
+    name: str
+    generation: int
+    parent_provider_uuid: typing.Optional[str]
+    root_provider_uuid: str
+    changed: object
+
+
+_NONE = frozenset()
+
+
+class Snapshot:
+    """``providers`` {id: Provider}, ``by_uuid`` {uuid: id}, ``order``
+    the ids ascending, ``shown`` {id: Shown}, ``indexes`` (who has what,
+    indexes.Indexes); per provider id
+    ``inventories`` {rc id: Inventory}, ``usage`` {rc id: used},
+    ``traits`` (names) and ``aggregates`` (uuids); ``class_ids`` {name:
+    id}, ``trait_names``.  Built by ``load`` and ``changed``.
+    """
+
+    def __init__(self, providers, inventories, usage, traits, aggregates,
+                 class_ids, trait_names, by_uuid, order, shown, indexes):
+        self.providers = providers
+        self.inventories = inventories
+        self.usage = usage
+        self.traits = traits
+        self.aggregates = aggregates
+        self.class_ids = class_ids
+        self.trait_names = trait_names
+        self.by_uuid = by_uuid
+        self.order = order
+        self.shown = shown
+        self.indexes = indexes
+
+    def fingerprint(self):
+        """``snapshot_rows.fingerprint`` of the cloud this holds."""
+        providers = self.providers.values()
+        return (len(self.providers), max(self.providers, default=0),
+                sum(p.generation for p in providers),
+                max((p.changed for p in providers if p.changed is not None),
+                    default=None),
+                sum(p.root_id or 0 for p in providers),
+                sum(p.parent_id or 0 for p in providers),
+                sum(len(p.name) for p in providers),
+                sum(used for held in self.usage.values()
+                    for used in held.values()))
+
+    def traits_of(self, rp):
+        return self.traits.get(rp, _NONE)
+
+    def aggregates_of(self, rp):
+        return self.aggregates.get(rp, _NONE)
+
+
+def _shown(providers, rp):
+    """Provider ``rp`` as listings show it: its parent's and root's uuids
+    never change, so only a provider a change touched is shown anew."""
+    provider = providers[rp]
+    parent = providers.get(provider.parent_id)
+    root = providers.get(provider.root_id)
+    return Shown(provider.uuid, provider.name, provider.generation,
+                 parent and parent.uuid, root and root.uuid,
+                 provider.changed)
+
+
+def _read_providers(conn, ids):
+    """(providers, inventories, usage, traits, aggregates) of ``ids``
+    (None: all), as the Snapshot holds them."""
+    providers = {row.id: Provider(row.id, row.uuid, row.name, row.generation,
+                                  row.parent_id, row.root_id, row.changed)
+                 for row in snapshot_rows.providers(conn, ids)}
+    inventories = {}
+    for row in snapshot_rows.inventories(conn, ids):
+        inventories.setdefault(row.rp, {})[row.rc] = Inventory(
+            row.total, row.reserved, row.min_unit, row.max_unit,
+            row.step_size, row.allocation_ratio)
+    usage = {}
+    for row in snapshot_rows.usage(conn, ids):
+        usage.setdefault(row.rp, {})[row.rc] = int(row.used)
+    traits = {}
+    for row in snapshot_rows.traits(conn, ids):
+        traits.setdefault(row.rp, set()).add(row.name)
+    aggregates = {}
+    for row in snapshot_rows.aggregates(conn, ids):
+        aggregates.setdefault(row.rp, set()).add(row.uuid)
+    return (providers, inventories, usage,
+            {rp: frozenset(names) for rp, names in traits.items()},
+            {rp: frozenset(uuids) for rp, uuids in aggregates.items()})
+
+
+def load(conn):
+    """The whole cloud as ``conn``'s transaction sees it."""
+    parts = _read_providers(conn, None)
+    providers = parts[0]
+    return Snapshot(*parts, snapshot_rows.class_ids(conn),
+                    snapshot_rows.trait_names(conn),
+                    {p.uuid: rp for rp, p in providers.items()},
+                    sorted(providers),
+                    {rp: _shown(providers, rp) for rp in providers},
+                    indexes_mod.build(parts))
+
+
+def changed(conn, old, provider_ids, names):
+    """``old`` with the providers of ``provider_ids`` read again (gone
+    when deleted), and the names read again when ``names``."""
+    fresh = _read_providers(conn, provider_ids)
+    parts = []
+    for before, after in zip((old.providers, old.inventories, old.usage,
+                              old.traits, old.aggregates), fresh):
+        part = dict(before)
+        for rp in provider_ids:
+            part.pop(rp, None)
+        part.update(after)
+        parts.append(part)
+    providers = parts[0]
+    by_uuid, order, shown = old.by_uuid, old.order, dict(old.shown)
+    gone = [rp for rp in provider_ids
+            if rp in old.providers and rp not in providers]
+    added = [rp for rp in provider_ids
+             if rp in providers and rp not in old.providers]
+    if gone or added:
+        by_uuid = dict(by_uuid)
+        for rp in gone:
+            del by_uuid[old.providers[rp].uuid]
+            del shown[rp]
+        for rp in added:
+            by_uuid[providers[rp].uuid] = rp
+        order = sorted(providers)
+    for rp in provider_ids:
+        if rp in providers:
+            shown[rp] = _shown(providers, rp)
+    if names:
+        class_ids = snapshot_rows.class_ids(conn)
+        trait_names = snapshot_rows.trait_names(conn)
+    else:
+        class_ids, trait_names = old.class_ids, old.trait_names
+    found = indexes_mod.changed(
+        old.indexes, (old.providers, old.inventories, old.usage, old.traits,
+                      old.aggregates), parts, provider_ids)
+    return Snapshot(*parts, class_ids, trait_names, by_uuid, order, shown,
+                    found)

@@ -1,0 +1,160 @@
+"""The snapshot against the database, below HTTP, on random clouds: the
+provider list's filters answer alike from either, and a snapshot brought
+up to date from the providers a change touched equals one loaded whole.
+"""
+import hypothesis
+from hypothesis import strategies as st
+import pytest
+
+from placement import errors
+from placement.candidates import query_filters
+from placement.data import tables
+from placement.memory import provider_list
+from placement.memory import snapshot
+from placement.objects import resource_provider as rp_obj
+from placement.objects import snapshot_rows
+
+from support import random_clouds
+
+TRAITS = random_clouds.TRAITS + ('HW_CPU_X86_AVX', 'CUSTOM_NEVER_MADE')
+
+# Ratios no binary float holds exactly, as MySQL and PostgreSQL keep them
+# in single precision: the capacity compared must be the one SQL compares.
+_awkward_st = st.tuples(random_clouds.provider_st,
+                        st.sampled_from([0.7, 1.1, 1.3, 0.9, 16.0])).map(
+    lambda drawn: {**drawn[0], 'inventory': {
+        rc: {**inventory, 'allocation_ratio': drawn[1], 'total': 10,
+             'max_unit': 16}
+        for rc, inventory in drawn[0]['inventory'].items()}})
+provider_st = st.one_of(random_clouds.provider_st, _awkward_st)
+
+filters_st = st.fixed_dictionaries({}, optional={
+    'resources': st.dictionaries(
+        st.sampled_from(random_clouds.RCS + ('MEMORY_MB', 'CUSTOM_NONE')),
+        st.integers(1, 12), min_size=1, max_size=2),
+    'traits': st.builds(
+        query_filters.TraitFilter,
+        st.lists(st.frozensets(st.sampled_from(TRAITS), min_size=1,
+                               max_size=2), max_size=2).map(tuple),
+        st.frozensets(st.sampled_from(TRAITS), max_size=1)),
+    'member_of': st.sampled_from(['A', 'B', 'C']),
+    'in_tree': st.integers(0, 7),
+    'name': st.integers(0, 7),
+})
+
+
+def _resolved(world, filters):
+    """``filters`` with the world's names for the drawn indexes."""
+    found = dict(filters)
+    names = list(world.providers)
+    for key in ('in_tree', 'name'):
+        if key in found:
+            index = found[key]
+            name = names[index] if index < len(names) else 'nobody'
+            found[key] = (world.uuid(name) if key == 'in_tree'
+                          and name in world.providers else name)
+    if 'member_of' in found:
+        agg = world.aggs.get(found['member_of'])
+        found['member_of'] = query_filters.AggregateFilter(
+            (frozenset([agg[1] if agg else 'none']),), frozenset())
+    return found
+
+
+def _listed(read):
+    try:
+        return [tuple(row) for row in read()]
+    except errors.PlacementError as exc:
+        return (exc.status, exc.detail)
+
+
+@random_clouds.over_http(100)
+@hypothesis.given(st.lists(provider_st, min_size=1,
+                           max_size=7),
+                  st.lists(filters_st, min_size=1, max_size=4))
+def test_the_list_answers_alike(world, placement_db, specs, drawn):
+    w = world
+    w.clear()
+    w.add_random(specs)
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        for filters in drawn:
+            filters = _resolved(w, filters)
+            if not provider_list.answerable(placement_db.dialect, filters):
+                continue
+            assert _listed(lambda: provider_list.matching(
+                snap, placement_db.dialect, **filters)) \
+                == _listed(lambda: rp_obj.get_all(conn, **filters))
+
+
+def _contents(snap):
+    return (snap.providers, snap.inventories, snap.usage, snap.traits,
+            snap.aggregates, snap.class_ids, snap.trait_names, snap.by_uuid,
+            snap.order, snap.shown, snap.indexes)
+
+
+@random_clouds.over_http(30)
+@hypothesis.given(st.lists(random_clouds.provider_st, min_size=1,
+                           max_size=6))
+def test_touched_providers_bring_a_snapshot_up_to_date(world, placement_db,
+                                                       specs):
+    w = world
+    w.clear()
+    names = w.add_random(specs)
+    with placement_db.reader() as conn:
+        old = snapshot.load(conn)
+    gone = w.providers[names[0]]
+    w.add('added', parent=names[-1], inventory={'CUSTOM_NEW': 4},
+          used={'CUSTOM_NEW': 3}, traits={'CUSTOM_ADDED'}, aggs={'Z'})
+    with placement_db.engine.begin() as conn:
+        # The first provider loses everything; its children become roots.
+        conn.execute(tables.resource_providers.update()
+                     .where(tables.resource_providers.c.parent_provider_id
+                            == gone['id'])
+                     .values(parent_provider_id=None))
+        for table in (tables.inventories, tables.allocations,
+                      tables.resource_provider_traits,
+                      tables.resource_provider_aggregates):
+            conn.execute(table.delete().where(
+                table.c.resource_provider_id == gone['id']))
+    touched = {info['id'] for info in w.providers.values()}
+    with placement_db.reader() as conn:
+        assert _contents(snapshot.changed(conn, old, touched, names=True)) \
+            == _contents(snapshot.load(conn))
+
+
+def test_an_empty_cloud(w, placement_db):
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+    assert provider_list.matching(snap, placement_db.dialect) == []
+    with pytest.raises(errors.BadRequest):
+        provider_list.matching(snap, placement_db.dialect,
+                               resources={'CUSTOM_NONE': 1})
+
+
+def test_capacities_compare_as_the_database_computes_them(w, placement_db):
+    """10 x 0.7 is 7.000000000000001 in double precision and 6.99999988
+    with MySQL's single-precision column: whether 7 fits is the
+    database's answer, on each database."""
+    ratios = (0.7, 0.9, 1.1, 1.3)
+    for ratio in ratios:
+        w.add('ratio-%s' % ratio, inventory={'VCPU': {
+            'total': 10, 'max_unit': 20, 'allocation_ratio': ratio}})
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        for amount in sorted({round(10 * ratio) for ratio in ratios}):
+            filters = {'resources': {'VCPU': amount}}
+            assert provider_list.matching(
+                snap, placement_db.dialect, **filters) == [
+                tuple(row) for row in rp_obj.get_all(conn, **filters)]
+
+
+@random_clouds.over_http(20)
+@hypothesis.given(st.lists(random_clouds.provider_st, max_size=6))
+def test_the_snapshot_figures_are_the_databases(world, placement_db, specs):
+    """What the snapshot compares with the database to notice writes that
+    record no change (source.FLEET_CHECK_SECONDS)."""
+    world.clear()
+    world.add_random(specs)
+    with placement_db.reader() as conn:
+        assert snapshot.load(conn).fingerprint() == \
+            snapshot_rows.fingerprint(conn)
