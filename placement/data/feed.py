@@ -143,8 +143,9 @@ class Cursor:
 
     def poll(self, conn):
         """What committed since the last poll (or ``start``), as
-        ``Changes``; in a read transaction of its own on the primary
-        (``Database.read_primary``)."""
+        ``Changes``; in a read transaction on the primary
+        (``Database.read_primary``).  It moves the cursor on: a caller
+        whose transaction may run again polls a copy of it."""
         with _causal_reads(conn):
             rows = conn.execute(self._statement()).all()
         now = time.monotonic()

@@ -7,7 +7,10 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from support import helpers
 from placement import errors
+from placement.config import conf as placement_conf
+from placement.data import db
 from placement.data import feed
 
 CHANGES = feed.CHANGES
@@ -134,6 +137,21 @@ def test_old_rows_are_pruned(placement_db, monkeypatch):
     assert old not in placement_db.read_primary(
         lambda conn: set(conn.execute(sa.select(CHANGES.c.provider_id))
                          .scalars()))
+
+
+def test_read_primary_never_reads_the_replica(database, tmp_path):
+    replica = 'sqlite:///%s' % (tmp_path / 'replica.sqlite')
+    path = helpers.write_config(str(tmp_path), database.url,
+                                'slave_connection = %s\n' % replica)
+    with_replica = db.Database(placement_conf.load(config_files=[path]))
+    try:
+        def read_from(conn):
+            return conn.engine
+        assert with_replica.read(read_from) is with_replica.read_engine
+        assert with_replica.read_primary(read_from) is with_replica.engine
+        assert with_replica.engine is not with_replica.read_engine
+    finally:
+        with_replica.dispose()
 
 
 def test_out_of_order_commits(placement_db, writers):
