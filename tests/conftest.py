@@ -16,6 +16,8 @@ from placement.config import conf as placement_conf
 from placement.data import db
 from placement.objects import bootstrap
 
+from support import db_servers
+from support import galera_servers
 from support import helpers
 from support.helpers import BACKENDS
 from support import openapi_support
@@ -72,6 +74,20 @@ def w(world):
     """The module's ``world``, emptied for this test."""
     world.clear()
     yield world
+
+
+@pytest.fixture(scope='module')
+def galera():
+    """A private three-node MariaDB Galera cluster for the module (skipped
+    when its packages are missing)."""
+    db_servers.require(galera_servers.GaleraCluster)
+    cluster = galera_servers.GaleraCluster()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+        cluster.cleanup()
 
 
 @pytest.fixture(scope='module')

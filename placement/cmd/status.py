@@ -37,6 +37,18 @@ def check_schema(conf, engine):
                            'run "placement-manage db sync"' % (current, head))
 
 
+def check_own_schema(conf, engine):
+    """This service's own history: behind, the service still serves, but
+    without the change feed."""
+    current = migration.own_current(engine)
+    head = migration.own_head()
+    if current == head:
+        return Result(SUCCESS, 'own history is at revision %s' % head)
+    return Result(WARNING, 'own history is at revision %s, this code needs '
+                           '%s: the change feed is off until '
+                           '"placement-manage db sync"' % (current, head))
+
+
 def check_root_providers(conf, engine):
     with engine.connect() as conn:
         missing = upgrade.count(conn, upgrade.rootless_providers())
@@ -101,6 +113,7 @@ def _is_json(path):
 # (name, check, needs the schema at head)
 CHECKS = [
     ('Database schema', check_schema, False),
+    ('Change feed schema', check_own_schema, False),
     ('Root provider ids', check_root_providers, True),
     ('Incomplete consumers', check_incomplete_consumers, True),
     ('Policy file', check_policy, False),

@@ -142,13 +142,6 @@ class Database:
     def dialect(self):
         return self.engine.dialect.name
 
-    @staticmethod
-    def _connect(engine):
-        started = time.perf_counter()
-        conn = engine.connect()
-        metrics.checkout_waited(time.perf_counter() - started)
-        return conn
-
     def reader(self):
         """A read-only transaction, on the replica when there is one.
 
@@ -175,7 +168,7 @@ class Database:
             # a plain read ever slipped in before the lock).
             options['isolation_level'] = 'READ COMMITTED'
         with _translate_db_errors(self.engine):
-            with self._connect(self.engine).execution_options(
+            with _connect(self.engine).execution_options(
                     **options) as conn:
                 # A fresh transaction (a retry too) starts with nothing
                 # touched: conn.info outlives it, with the pooled
@@ -184,6 +177,9 @@ class Database:
                 try:
                     with conn.begin():
                         yield conn
+                        # The last statement before commit: the feed's
+                        # readers count on a short time from its ids'
+                        # allocation to the commit (data/feed.py).
                         if self.feed_on:
                             feed.record(conn)
                 finally:
@@ -253,10 +249,17 @@ class Database:
                 time.sleep(min(0.005 * attempt, 0.05))
 
 
+def _connect(engine):
+    started = time.perf_counter()
+    conn = engine.connect()
+    metrics.checkout_waited(time.perf_counter() - started)
+    return conn
+
+
 @contextlib.contextmanager
 def _read_transaction(engine):
     with _translate_db_errors(engine):
-        with Database._connect(engine) as conn:
+        with _connect(engine) as conn:
             with conn.begin():
                 if engine.dialect.name == 'postgresql':
                     conn.exec_driver_sql(

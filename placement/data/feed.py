@@ -17,11 +17,11 @@ than ``gap_seconds``.  That bound is safe because the feed's INSERT is
 the last statement before commit: between an id being allocated and its
 transaction committing there is only the commit itself.
 """
-import collections
 import contextlib
 import datetime
 import threading
 import time
+import typing
 import weakref
 
 import sqlalchemy as sa
@@ -75,7 +75,7 @@ _last_prune = {'at': float('-inf')}
 _prune_lock = threading.Lock()
 
 
-def utcnow():
+def _utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
@@ -86,7 +86,7 @@ def record(conn):
     touched = conn.info.get(_INFO_KEY)
     if not touched:
         return
-    now = utcnow()
+    now = _utcnow()
     conn.execute(CHANGES.insert(), [
         {'provider_id': pid, 'changed_at': now}
         for pid in sorted(touched, key=lambda pid: (pid is not None, pid))])
@@ -105,10 +105,13 @@ def _prune_due():
         return True
 
 
-Changes = collections.namedtuple('Changes', 'providers names reload')
-Changes.__doc__ = """What changed since the last poll: ``providers`` (a
-frozenset of ids), ``names`` (classes or traits changed), ``reload``
-(the snapshot should be read again: rows may be missing or too many)."""
+class Changes(typing.NamedTuple):
+    """What changed since the last poll."""
+
+    providers: frozenset  # ids of the providers written
+    names: bool           # resource classes or traits changed
+    reload: bool          # read the snapshot again: rows may be missing
+                          # (pruned) or too many
 
 
 class Cursor:
@@ -124,7 +127,10 @@ class Cursor:
 
     def start(self, conn):
         """Position at the newest row; in the snapshot's read
-        transaction, before it reads the snapshot's tables."""
+        transaction, before it reads the snapshot's tables, so that
+        whatever the snapshot misses has a higher id or is a gap.  Ids
+        missing among the LOOKBACK below the newest may belong to
+        writes still in flight: they are gaps."""
         now = time.monotonic()
         self.high = conn.execute(
             sa.select(sa.func.max(CHANGES.c.id))).scalar() or 0
@@ -136,7 +142,10 @@ class Cursor:
         self.polled_at = now
 
     def poll(self, conn):
-        """What committed since the last poll (or ``start``)."""
+        """What committed since the last poll (or ``start``), as
+        ``Changes``; in a read transaction on the primary
+        (``Database.read_primary``).  It moves the cursor on: a caller
+        whose transaction may run again polls a copy of it."""
         with _causal_reads(conn):
             rows = conn.execute(self._statement()).all()
         now = time.monotonic()

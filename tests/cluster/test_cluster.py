@@ -30,7 +30,6 @@ import pytest
 import sqlalchemy as sa
 
 from support import db_servers
-from support import galera_servers
 from support import stress_check
 from support import stress_load
 from support import stress_setup
@@ -44,18 +43,6 @@ pytestmark = pytest.mark.skipif(
 WORKERS = 2
 # How long after its node rejoined the API process there must answer 200.
 RECOVERY_SECONDS = 20
-
-
-@pytest.fixture(scope='module')
-def galera():
-    db_servers.require(galera_servers.GaleraCluster)
-    cluster = galera_servers.GaleraCluster()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.stop()
-        cluster.cleanup()
 
 
 @pytest.fixture(scope='module')

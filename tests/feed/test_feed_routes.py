@@ -116,8 +116,9 @@ def test_inventories(client, engine, after, route):
 
 def test_put_allocations(client, engine, after):
     rp = helpers.make_provider(client, VCPU)
-    assert after(lambda: helpers.put(client, helpers.new_uuid(),
-                                     {rp: {'VCPU': 1}})) == set(ids(engine, rp))
+    recorded = after(lambda: helpers.put(client, helpers.new_uuid(),
+                                         {rp: {'VCPU': 1}}))
+    assert recorded == set(ids(engine, rp))
 
 
 def test_moving_a_consumer_records_both_providers(client, engine, after):

@@ -80,6 +80,8 @@ def test_status_fails_before_sync(synced):
     assert rows['Database schema'][0] == 'Failure'
     assert 'placement-manage db sync' in rows['Database schema'][1]
     assert rows['Incomplete consumers'][0] == 'Failure'
+    assert rows['Change feed schema'][0] == 'Warning'
+    assert 'change feed is off' in rows['Change feed schema'][1]
 
 
 def test_sync_builds_schema_and_standard_rows(synced, config, engine):
@@ -128,8 +130,9 @@ def test_status_success(synced, config):
     result = run('placement-status', 'upgrade', 'check', config=config)
     assert result.returncode == 0, result.stdout + result.stderr
     rows = status_rows(result)
-    assert set(rows) == {'Database schema', 'Root provider ids',
-                         'Incomplete consumers', 'Policy file'}
+    assert set(rows) == {'Database schema', 'Change feed schema',
+                         'Root provider ids', 'Incomplete consumers',
+                         'Policy file'}
     assert {row[0] for row in rows.values()} == {'Success'}
 
 
