@@ -100,10 +100,9 @@ placement_opts = [
                     'from SQL; snapshot answers the provider list from a '
                     'copy of the cloud in each worker\'s memory, kept '
                     'current by the change feed of this service\'s '
-                    'writes (docs/operators.md, "Reads from memory"). '
-                    'Keep database while nodes of upstream placement '
-                    'write the same database: the feed does not see '
-                    'their writes.'),
+                    'writes (docs/operators.md, "Reads from memory"); '
+                    'writes that record no change (upstream nodes) are '
+                    'noticed within about a second.'),
 ]
 
 database_opts = [

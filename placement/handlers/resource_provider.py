@@ -103,27 +103,46 @@ def _template(shape):
     return template, operator.itemgetter(*order)
 
 
-def _listing(req, providers):
-    """The body and Last-Modified of a listing of provider rows (in
-    ``rp_obj.SHOWN`` order).
+@functools.lru_cache(maxsize=64)
+def _filler(shape):
+    """A function giving one provider row's bytes in a listing of view
+    ``shape``, or None when the shape's prefix cannot take the template.
 
-    The body is what ``orjson.dumps`` makes of the serializer's dicts,
+    The bytes are what ``orjson.dumps`` makes of the serializer's dict,
     byte for byte, without building 7 dicts per provider (most of the CPU
     time of a listing of thousands): the serializer's own output for
     stand-in values is the template each provider's encoded values fill.
     """
-    modified = timestamps.newest(*(row[-1] for row in providers))
-    shape = _view_shape(req)
     if '\x00' in shape[0] or '\\' in shape[0]:
-        return orjson.dumps({'resource_providers': list(map(
-            _serializer(*shape), providers))}), modified
+        return None
     template, pick = _template(shape)
     encode = orjson.dumps
-    body = b'{"resource_providers":[%s]}' % b','.join([
-        template % pick((encode(uuid)[1:-1], encode(name), generation,
-                         encode(parent), encode(root)))
-        for uuid, name, generation, parent, root, _ in providers])
-    return body, modified
+
+    def fill(row):
+        uuid, name, generation, parent, root, _ = row
+        return template % pick((encode(uuid)[1:-1], encode(name),
+                                generation, encode(parent), encode(root)))
+    return fill
+
+
+def _listing(req, providers, snap=None):
+    """The body and Last-Modified of a listing of provider rows (in
+    ``rp_obj.SHOWN`` order), or with ``snap`` of provider ids read from
+    that snapshot, which keeps each provider's bytes per view shape."""
+    shape = _view_shape(req)
+    fill = _filler(shape)
+    if snap is not None:
+        rows = [snap.shown[rp] for rp in providers]
+        parts = (snap.rendered(shape, fill, providers) if fill is not None
+                 else None)
+    else:
+        rows = providers
+        parts = None if fill is None else list(map(fill, rows))
+    modified = timestamps.newest(*(row[-1] for row in rows))
+    if parts is None:
+        return orjson.dumps({'resource_providers': list(map(
+            _serializer(*shape), rows))}), modified
+    return b'{"resource_providers":[%s]}' % b','.join(parts), modified
 
 
 def _one(req, provider):
@@ -220,10 +239,10 @@ def list_resource_providers(req):
         snap = (ctx.snapshot() if provider_list.answerable(
             ctx.database.dialect, filters) else None)
         if snap is None:
-            providers = ctx.database.read(rp_obj.get_all, **filters)
+            body, modified = _listing(
+                req, ctx.database.read(rp_obj.get_all, **filters))
         else:
-            providers = provider_list.matching(
-                snap, ctx.database.dialect, **filters)
-        body, modified = _listing(req, providers)
+            body, modified = _listing(req, provider_list.matching(
+                snap, ctx.database.dialect, **filters), snap)
         return responses.encoded_json_response(req, body,
                                                last_modified=modified)

@@ -82,9 +82,9 @@ def _any_of(index, keys):
 
 def matching(snap, dialect, name=None, uuid=None, in_tree=None,
              resources=None, traits=None, member_of=None):
-    """The providers (``snapshot.Shown``) matching every filter given, by
-    id: what ``resource_provider.get_all`` reads from ``dialect``'s
-    database."""
+    """The ids of the providers matching every filter given, ascending:
+    those of the rows ``resource_provider.get_all`` reads from
+    ``dialect``'s database."""
     rules, within = _rules(snap, dialect, name, uuid, in_tree, resources,
                            traits, member_of)
     if within:
@@ -92,7 +92,6 @@ def matching(snap, dialect, name=None, uuid=None, in_tree=None,
         ids = sorted(set(smallest).intersection(*within))
     else:
         ids = snap.order
-    shown = snap.shown
     if not rules:
-        return [shown[rp] for rp in ids]
-    return [shown[rp] for rp in ids if all(rule(rp) for rule in rules)]
+        return ids
+    return [rp for rp in ids if all(rule(rp) for rule in rules)]

@@ -43,6 +43,8 @@ class Shown(typing.NamedTuple):
 
 
 _NONE = frozenset()
+# Views (handlers' shapes) whose bytes a version keeps, at most.
+RENDERED_SHAPES = 16
 
 
 class Snapshot:
@@ -55,7 +57,8 @@ class Snapshot:
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
-                 class_ids, trait_names, by_uuid, order, shown, indexes):
+                 class_ids, trait_names, by_uuid, order, shown, indexes,
+                 rendered=None):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -67,6 +70,36 @@ class Snapshot:
         self.order = order
         self.shown = shown
         self.indexes = indexes
+        # {view shape: {provider id: its bytes in a listing}}.
+        self._rendered = rendered or {}
+
+    def rendered(self, shape, render, ids):
+        """[render(shown[rp]) for rp in ids], each kept per view
+        ``shape`` (what else the bytes depend on) for this version and
+        the next ones the provider does not change in."""
+        kept = self._rendered.get(shape)
+        if kept is None:
+            if len(self._rendered) >= RENDERED_SHAPES:
+                return [render(self.shown[rp]) for rp in ids]
+            kept = self._rendered.setdefault(shape, {})
+        found = []
+        for rp in ids:
+            part = kept.get(rp)
+            if part is None:
+                part = kept[rp] = render(self.shown[rp])
+            found.append(part)
+        return found
+
+    def rendered_without(self, provider_ids):
+        """What ``rendered`` kept, but for ``provider_ids``: for the next
+        version."""
+        carried = {}
+        for shape, kept in list(self._rendered.items()):
+            kept = dict(kept)
+            for rp in provider_ids:
+                kept.pop(rp, None)
+            carried[shape] = kept
+        return carried
 
     def fingerprint(self):
         """``snapshot_rows.fingerprint`` of the cloud this holds."""
@@ -182,4 +215,4 @@ def changed(conn, old, provider_ids, names):
         old.indexes, (old.providers, old.inventories, old.usage, old.traits,
                       old.aggregates), parts, provider_ids)
     return Snapshot(*parts, class_ids, trait_names, by_uuid, order, shown,
-                    found)
+                    found, old.rendered_without(provider_ids))

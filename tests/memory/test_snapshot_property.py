@@ -60,6 +60,12 @@ def _resolved(world, filters):
     return found
 
 
+def _matching(snap, placement_db, filters):
+    """The snapshot's rows of the providers matching ``filters``."""
+    return [snap.shown[rp] for rp in provider_list.matching(
+        snap, placement_db.dialect, **filters)]
+
+
 def _listed(read):
     try:
         return [tuple(row) for row in read()]
@@ -81,8 +87,7 @@ def test_the_list_answers_alike(world, placement_db, specs, drawn):
             filters = _resolved(w, filters)
             if not provider_list.answerable(placement_db.dialect, filters):
                 continue
-            assert _listed(lambda: provider_list.matching(
-                snap, placement_db.dialect, **filters)) \
+            assert _listed(lambda: _matching(snap, placement_db, filters)) \
                 == _listed(lambda: rp_obj.get_all(conn, **filters))
 
 
@@ -143,8 +148,7 @@ def test_capacities_compare_as_the_database_computes_them(w, placement_db):
         snap = snapshot.load(conn)
         for amount in sorted({round(10 * ratio) for ratio in ratios}):
             filters = {'resources': {'VCPU': amount}}
-            assert provider_list.matching(
-                snap, placement_db.dialect, **filters) == [
+            assert _matching(snap, placement_db, filters) == [
                 tuple(row) for row in rp_obj.get_all(conn, **filters)]
 
 
