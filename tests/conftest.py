@@ -91,6 +91,15 @@ def galera():
 
 
 @pytest.fixture(scope='module')
+def engine(database):
+    """An SQLAlchemy engine on the module's database, for tests that read
+    or write its rows directly."""
+    engine = database.engine()
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope='module')
 def placement_db(database):
     """The service's own ``db.Database`` on a migrated ``database``, for
     tests below HTTP."""

@@ -20,13 +20,6 @@ from placement.objects import bootstrap
 
 
 @pytest.fixture(scope='module')
-def engine(database):
-    engine = database.engine()
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(scope='module')
 def config(database, engine):
     """Upstream's schema at its head, stamped, and nothing of ours; a
     configuration that does not migrate at start-up."""

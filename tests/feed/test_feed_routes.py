@@ -13,13 +13,6 @@ RP = tables.resource_providers
 VCPU = {'VCPU': {'total': 8}}
 
 
-@pytest.fixture(scope='module')
-def engine(database, server):
-    engine = database.engine()
-    yield engine
-    engine.dispose()
-
-
 def newest(engine):
     with engine.connect() as conn:
         return conn.execute(sa.select(sa.func.max(CHANGES.c.id))).scalar() or 0

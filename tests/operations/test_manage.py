@@ -52,13 +52,6 @@ def config(database):
 
 
 @pytest.fixture(scope='module')
-def engine(database):
-    engine = database.engine()
-    yield engine
-    engine.dispose()
-
-
-@pytest.fixture(scope='module')
 def synced(database, config):
     """The module's database before and after the first db sync."""
     before = run('placement-manage', 'db', 'version', config=config)
