@@ -295,3 +295,44 @@ def test_a_write_without_the_feed_is_seen_within_the_bound(pair, database):
     for _ in range(4):
         _same(left, right, 'uuid=' + rp, '1.39')
     assert 'without a record in the change feed' in _log(server)
+
+
+# The other sessions on the test's database, and how one is ended.
+SESSIONS = {
+    'mysql': "SELECT id FROM information_schema.processlist "
+             "WHERE db = DATABASE() AND id <> CONNECTION_ID()",
+    'postgresql': "SELECT pid FROM pg_stat_activity WHERE datname = "
+                  "current_database() AND pid <> pg_backend_pid()",
+}
+END_SESSION = {
+    'mysql': 'KILL %d',
+    'postgresql': 'SELECT pg_terminate_backend(%d)',
+}
+
+
+def test_dropped_connections_cost_no_stale_answer(pair, database):
+    """Every connection of both servers ended under them: the look at the
+    feed runs again on a new one, and a write acknowledged after it is
+    in the next read."""
+    if database.backend == 'sqlite':
+        pytest.skip('SQLite has no connections to drop')
+    left, right, _ = pair
+    engine = database.engine()
+    try:
+        for _ in range(3):
+            rp = helpers.new_provider(right)
+            assert _names(right, rp) == ['rp-' + rp]
+            with engine.connect() as conn:
+                for session in conn.exec_driver_sql(
+                        SESSIONS[database.backend]).scalars().all():
+                    try:
+                        conn.exec_driver_sql(
+                            END_SESSION[database.backend] % session)
+                    except sa.exc.DBAPIError:
+                        pass  # ended meanwhile
+            rp = helpers.new_provider(left)
+            for _ in range(4):
+                assert _names(right, rp) == ['rp-' + rp]
+                _same(left, right, '', '1.39')
+    finally:
+        engine.dispose()
