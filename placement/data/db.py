@@ -154,8 +154,13 @@ class Database:
         return _read_transaction(self.read_engine)
 
     def primary_reader(self):
-        """As ``reader``, on the primary whatever the replica."""
-        return _read_transaction(self.engine)
+        """As ``reader``, on the primary whatever the replica; on MySQL at
+        REPEATABLE READ whatever the server's default, so that a look at
+        the change feed and the rows read after it are of one moment
+        (memory/source.py)."""
+        options = ({'isolation_level': 'REPEATABLE READ'}
+                   if self.dialect == 'mysql' else {})
+        return _read_transaction(self.engine, options)
 
     @contextlib.contextmanager
     def writer(self):
@@ -257,9 +262,9 @@ def _connect(engine):
 
 
 @contextlib.contextmanager
-def _read_transaction(engine):
+def _read_transaction(engine, options=None):
     with _translate_db_errors(engine):
-        with _connect(engine) as conn:
+        with _connect(engine).execution_options(**(options or {})) as conn:
             with conn.begin():
                 if engine.dialect.name == 'postgresql':
                     conn.exec_driver_sql(
