@@ -18,12 +18,11 @@ def answerable(dialect, filters):
 
 
 def _fits(inventory, used, amount, dialect):
-    capacity = figures.capacity_of(
-        inventory.total, inventory.reserved,
-        figures.ratio_in_sql(inventory.allocation_ratio, dialect))
     return (figures.fits_units_of(inventory.min_unit, inventory.max_unit,
                                   inventory.step_size, amount)
-            and figures.fits_room_of(figures.free_of(capacity, used), amount))
+            and figures.fits_room_of(figures.room_in_sql(
+                inventory.total, inventory.reserved,
+                inventory.allocation_ratio, used, dialect), amount))
 
 
 def _rules(snap, dialect, name, uuid, in_tree, resources, traits,
@@ -57,7 +56,7 @@ def _rules(snap, dialect, name, uuid, in_tree, resources, traits,
         rules.append(room)
     if traits:
         base.known_traits({n: n for n in traits.names()
-                           if n in snap.trait_names}, traits.names(),
+                           if n in snap.trait_ids}, traits.names(),
                           provider_filter.UNKNOWN_REQUIRED_TRAIT)
         within.extend(_any_of(indexes.traits, any_of)
                       for any_of in traits.required)

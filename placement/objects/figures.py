@@ -92,6 +92,13 @@ def free_of(capacity, used):
     return float(capacity) - float(used or 0)
 
 
+def room_in_sql(total, reserved, allocation_ratio, used, dialect):
+    """``free`` of values already read, as ``dialect``'s SQL computes
+    it (``ratio_in_sql``): what its statements compare amounts with."""
+    return free_of(capacity_of(total, reserved,
+                               ratio_in_sql(allocation_ratio, dialect)), used)
+
+
 def times_fitting(free, amount):
     """How many allocations of ``amount`` fit one after another in
     ``free`` (a value already read): how often ``fits_room_of`` holds,
