@@ -12,7 +12,6 @@ import itertools
 
 from placement.candidates import filling
 from placement.candidates import lookup
-from placement.candidates import statements
 
 
 def group_key(group):
@@ -44,12 +43,10 @@ def read(readings):
     (its own rows, filling.Apart of its trees set apart)}."""
     first = readings[0]
     group = first.groups[0]
-    stmt = statements.group_statement(
-        first.names, group.stack, group.spec.spread, group.spec.amounts,
-        group.layout, first.conn.dialect.name, first.summary_classes,
-        every_row=True,
+    stmt = first.rows.statement(
+        group, every_row=True,
         each=[reading.groups[0].spec.amounts for reading in readings])
-    rows = lookup.fetch(first.conn, first.every_tree(stmt))
+    rows = lookup.fetch(first.conn, first.rows.every_tree(stmt))
     count = len(readings)
     return {index: _set_apart(reading, rows, index, count)
             for index, reading in enumerate(readings)}

@@ -339,10 +339,8 @@ def _anchored(reading, sharing, trees, apart, roots):
                     for root, _, _ in found)
     wanted = {anchor for by_root in sharing.serving for anchor in by_root
               if anchor not in have and (roots is None or anchor in roots)}
-    if wanted and reading.root_filter is not None:
-        wanted = {root for root, in reading.conn.execute(
-            sa.select(RP.c.id).where(RP.c.id.in_(sorted(wanted)),
-                                     reading.root_filter))}
+    if wanted:
+        wanted = reading.rows.roots_passing(wanted)
     parents = {} if reading.query.same_subtree else None
     count = len(sharing.serving)
     return [candidate_search.Tree(root, [{}] * count, {}, {}, parents)

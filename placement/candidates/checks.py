@@ -8,6 +8,8 @@ units and capacity.  The rules over whole trees follow them
 - its label, as the query string names it;
 - its SQL condition (``clause``), evaluated at a ``Site``: the reader
   ANDs the conditions into its statements, the explanation counts them;
+- the same condition in Python over a snapshot (``passes`` of a
+  provider, ``fits`` of an inventory), for the reads from memory;
 - whether a provider failing it is *filtered* (it may not serve the
   group) or *exhausted* (it has the class, too little of it is left);
 - its words in an explanation (``detail``, ``reason``, ``nearness``).
@@ -50,6 +52,13 @@ class Site:
         on."""
         return (self.rp if self.member_rp is None else self.member_rp,
                 self.root if self.member_root is None else self.member_root)
+
+
+def _aggregates(snap, rp, root, with_root):
+    """The aggregates of provider ``rp`` in a snapshot, and of its root
+    with ``with_root`` (see Check)."""
+    mine = snap.aggregates_of(rp)
+    return mine | snap.aggregates_of(root) if with_root else mine
 
 
 def _list_label(prefix, names):
@@ -126,6 +135,10 @@ class InTree(Check):
         (uuid,) = self.names
         return provider_filter.in_tree_clause(site.root, ids.tree_root[uuid])
 
+    def passes(self, ids, snap, rp, root):
+        (uuid,) = self.names
+        return root == ids.tree_root[uuid]
+
     def reason(self, count, largest_free=None):
         (uuid,) = self.names
         return '%s outside the tree of %s' % (
@@ -142,6 +155,10 @@ class MemberOf(Check):
             ids.agg, root_id=root if self.with_root else None,
             probe=site.probe_members)
 
+    def passes(self, ids, snap, rp, root):
+        return bool(_aggregates(snap, rp, root, self.with_root)
+                    & ids.aggregates(self.names))
+
     def reason(self, count, largest_free=None):
         return '%s in none of the aggregates %s' % (
             self._verb(count, 'is', 'are'), ', '.join(sorted(self.names)))
@@ -157,6 +174,10 @@ class ForbiddenAggregates(Check):
             ids.agg, root_id=root if self.with_root else None,
             probe=site.probe_members)
 
+    def passes(self, ids, snap, rp, root):
+        return not (_aggregates(snap, rp, root, self.with_root)
+                    & ids.aggregates(self.names))
+
     def reason(self, count, largest_free=None):
         return '%s in a forbidden aggregate of %s' % (
             self._verb(count, 'is', 'are'), ', '.join(sorted(self.names)))
@@ -170,6 +191,9 @@ class RequiredTraits(Check):
     def clause(self, ids, site):
         return provider_filter.traits_clause(
             site.rp, (ids.traits(self.names),), ())
+
+    def passes(self, ids, snap, rp, root):
+        return bool(snap.traits_of(rp) & ids.traits(self.names))
 
     def reason(self, count, largest_free=None):
         names = ', '.join(sorted(self.names))
@@ -186,6 +210,9 @@ class ForbiddenTrait(Check):
     def clause(self, ids, site):
         return provider_filter.traits_clause(
             site.rp, (), ids.traits(self.names))
+
+    def passes(self, ids, snap, rp, root):
+        return not snap.traits_of(rp) & ids.traits(self.names)
 
     def reason(self, count, largest_free=None):
         return '%s the forbidden trait %s' % (
@@ -205,6 +232,10 @@ class HasInventory(Check):
         """Its condition on the class ``column`` for several classes at
         once (one statement serving them): one IN list."""
         return column.in_(sorted(rc_ids))
+
+    def fits(self, inventory, used, dialect):
+        # Asked of an inventory the provider has.
+        return True
 
     def nearness(self, found):
         return FAR
@@ -227,6 +258,10 @@ class Units(Check):
 
     def clause(self, ids, site):
         return figures.fits_units(site.inventory, site.amount)
+
+    def fits(self, inventory, used, dialect):
+        return figures.fits_units_of(inventory.min_unit, inventory.max_unit,
+                                     inventory.step_size, self.amount)
 
     def detail(self, found=None):
         return '%s: %d requested, %s' % (self.rc, self.amount,
@@ -254,6 +289,11 @@ class Capacity(Check):
 
     def clause(self, ids, site):
         return figures.fits_room(site.inventory, site.used, site.amount)
+
+    def fits(self, inventory, used, dialect):
+        return figures.fits_room_of(figures.room_in_sql(
+            inventory.total, inventory.reserved, inventory.allocation_ratio,
+            used, dialect), self.amount)
 
     def detail(self, found=None):
         return '%s: %s' % (self.rc, self._room(found))
@@ -318,6 +358,12 @@ def filters(stack, spread):
         check, RESOURCE_CHECKS) and not (spread and check.spreads)]
 
 
+def trait_bits(stack):
+    """The unsuffixed group's RequiredTraits checks, in the order of the
+    bits of its trait mask (see statements.group_statement)."""
+    return [check for check in stack if isinstance(check, RequiredTraits)]
+
+
 def needs(stack):
     """What the unsuffixed group needs of some provider of a tree passing
     its filters: {need key: [checks one provider must pass]}."""
@@ -347,6 +393,12 @@ class RootRequired:
                          for any_of in self.filter.required)
         return provider_filter.traits_clause(
             site.root, required, ids.traits(self.filter.forbidden))
+
+    def passes(self, ids, snap, root):
+        held = snap.traits_of(root)
+        return (all(held & ids.traits(any_of)
+                    for any_of in self.filter.required)
+                and not held & ids.traits(self.filter.forbidden))
 
 
 def root_required(query):

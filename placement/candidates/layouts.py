@@ -61,6 +61,32 @@ class Layout:
         return [inventory.c.total, inventory.c.reserved,
                 inventory.c.allocation_ratio, used]
 
+    def values(self, inventory, used):
+        """``columns`` of values already read (a snapshot's): the same
+        figures the statement reads, in Python's arithmetic."""
+        if not self.rendered:
+            return ()
+        if self.in_sql:
+            return (figures.capacity_of(inventory.total, inventory.reserved,
+                                        inventory.allocation_ratio), used)
+        return (inventory.total, inventory.reserved,
+                inventory.allocation_ratio, used)
+
+    def row(self, root, rp, traits, fit, per_class, listed, uuid):
+        """A row as the statement reads it, of values already read:
+        ``per_class`` [(``values`` or None, (room, max_unit) or None)],
+        one per class in order, None where ``fit`` has not its bit."""
+        row = [root, rp, traits, fit]
+        missing = (None,) * self.width
+        for found, _ in per_class:
+            row.extend(missing if found is None else found)
+        row.append(listed)
+        if self.limits:
+            for _, limits in per_class:
+                row.extend((None, None) if limits is None else limits)
+        row.append(uuid)
+        return tuple(row)
+
     def summary_part(self, row):
         """What ``row`` says of its provider's inventories: (class mask,
         figures..., listed, limits...), without its ids; providers with

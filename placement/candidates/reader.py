@@ -1,22 +1,17 @@
 """Reading what the combiner needs: a search context per request and one
 per group.
 
-Each group becomes one statement (``statements.group_statement``, from
-the group's checks); groups asking the same of the same providers share
-one.  Its rows (a provider per row, with a bit mask of the classes it
-can serve) come in root order, to the assemble step (``assemble.py``).
-Sharing providers (trait MISC_SHARES_VIA_AGGREGATE) are read up front
-with the roots of the trees they serve.  Everything is a generator, so
-a limit stops reading rows early.  SQLite hands rows over as it finds
-them; PyMySQL and psycopg2 buffer whole results, so with a limit MySQL's
-and PostgreSQL's rows are read in pages: ranges of root ids of growing
-size (see ``_paged``).
+Each group's rows (a provider per row, with a bit mask of the classes it
+can serve) come from the read step's source (``database_source``: one
+statement per group; ``memory_source``: a worker's snapshot) in root
+order, to the assemble step (``assemble.py``); groups asking the same of
+the same providers share one read.  Sharing providers (trait
+MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the
+trees they serve.  Everything is a generator, so a limit stops reading
+rows early.
 """
 import dataclasses
-import itertools
 import typing
-
-import sqlalchemy as sa
 
 from placement import microversions
 from placement.candidates import alike as alike_mod
@@ -24,44 +19,11 @@ from placement.candidates import assemble
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
 from placement.candidates import layouts
-from placement.candidates import lookup
-from placement.candidates import names as names_mod
-from placement.candidates import statements
 from placement.candidates import tree_rules
-from placement.data import tables
-from placement.objects import base
 from placement.objects import figures
 
-RP = tables.resource_providers
-INV = tables.inventories
-RPT = tables.resource_provider_traits
-RPA = tables.resource_provider_aggregates
-
-# With a limit, the first page read from MySQL or PostgreSQL: the trees
-# of this many root ids per candidate asked for, of at least PAGE.
-PAGE = 100
-PAGE_PER_CANDIDATE = 2
 # The limits of a row without any (shared, never changed).
 NO_LIMITS = {}
-
-# The sharing providers (with a trait, given later) and the roots of the
-# trees with a provider in one of their aggregates.  Built once: aliases
-# cost more to set up than the statement to run.
-_MEMBER = RP.alias('member')
-_MINE = RPA.alias('mine')
-_THEIRS = RPA.alias('theirs')
-_SERVED = (
-    sa.select(RPT.c.resource_provider_id, _MEMBER.c.root_provider_id)
-    .select_from(
-        RPT.join(_MINE, _MINE.c.resource_provider_id
-                 == RPT.c.resource_provider_id)
-        .join(_THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
-        .join(_MEMBER, _MEMBER.c.id == _THEIRS.c.resource_provider_id))
-    .distinct())
-# The lowest and highest root ids: the span the pages cover (both read
-# from the root index's ends).
-_ROOTS = sa.select(sa.func.min(RP.c.root_provider_id),
-                   sa.func.max(RP.c.root_provider_id))
 
 
 class ProviderRow(typing.NamedTuple):
@@ -83,10 +45,9 @@ class ProviderRow(typing.NamedTuple):
 @dataclasses.dataclass
 class GroupSearch:
     """A request group as read: its checks, the combiner's Group and the
-    statement."""
+    layout of its rows."""
     stack: list
     spec: candidate_search.Group
-    stmt: object = None
     layout: object = None
 
 
@@ -114,18 +75,20 @@ class Plan:
 
 
 class RequestSearch:
-    """The reading of one request: names, the groups' statements, the
-    sharing providers, paging and the trees, as ``plan`` says.
-    ``served``: the sharing providers' reach (``served``), read once per
-    transaction by the caller.  ``released``: consumers (uuids) whose
+    """The reading of one request from ``source`` (``database_source`` or
+    ``memory_source``): names, the groups' rows, the sharing providers
+    and the trees, as ``plan`` says.  ``served``: the sharing providers'
+    reach (the source's ``served``), read once per transaction by the
+    caller.  ``released``: consumers (uuids) whose
     allocations count as free (POST /claims replaces them).  The
     combiner's limits stay those of the list whatever the plan
     (``summed``: two groups request one class).
     """
 
-    def __init__(self, conn, query, version, names, served, plan,
+    def __init__(self, source, query, version, names, served, plan,
                  released=()):
-        self.conn = conn
+        self.source = source
+        self.conn = source.conn
         self.released = released
         self.query = query
         self.version = version
@@ -134,7 +97,6 @@ class RequestSearch:
         # {rp: uuid} of every provider read: the answer is rendered as
         # candidates come.
         self.uuids = {}
-        dialect = conn.dialect.name
         self.groups = [self._group(group) for group in query.groups.values()]
         # Groups asking the same of the same providers (a request for N
         # alike devices) share one statement and its rows: per group the
@@ -166,22 +128,11 @@ class RequestSearch:
         self.roots = {}
         self.limited = query.limit is not None and plan.stops_early
         self.allocated = plan.allocated
-        self.sums_usage = statements.usage_summed_once(plan.rooms, dialect)
         for group in (self.groups[index] for index in self.reading):
-            group.layout = layouts.Layout(group.spec.amounts, dialect,
-                                             with_capacity,
-                                             rendered=not plan.rooms)
-            group.stmt = self._statement(group, every_row=plan.rooms)
-        # Root ids of the first page of a paged read (see _paged), or
-        # None to read each statement at once.
-        self.page = None
-        if query.limit is not None and plan.paged and dialect != 'sqlite':
-            self.page = max(PAGE, PAGE_PER_CANDIDATE * query.limit)
-        self.root_filter = None
-        root = checks_mod.root_required(query)
-        if root is not None and plan.root_filtered:
-            self.root_filter = root.clause(names, checks_mod.Site(
-                RP.c.id, RP.c.root_provider_id))
+            group.layout = layouts.Layout(group.spec.amounts, source.dialect,
+                                          with_capacity,
+                                          rendered=not plan.rooms)
+        self.rows = source.rows(self, plan)
         self.served = served
         self.sharing = self._sharing()
 
@@ -193,14 +144,6 @@ class RequestSearch:
             isolate=isolate, same_subtree=same_subtree,
             one_per_tree=self.version < microversions.NESTED_CANDIDATES,
             sharing=self.sharing)
-
-    def _statement(self, group, every_row):
-        """The group's statement (statements.group_statement)."""
-        return statements.group_statement(
-            self.names, group.stack, group.spec.spread, group.spec.amounts,
-            group.layout, self.conn.dialect.name, self.summary_classes,
-            limited=self.limited, every_row=every_row,
-            released=self.released, allocated=self.allocated)
 
     def _group(self, request):
         stack = checks_mod.group_stack(request)
@@ -228,14 +171,8 @@ class RequestSearch:
             group = self.groups[index]
             if not group.spec.amounts:
                 continue
-            # On the inventory side: PostgreSQL then reads these providers'
-            # rows by index instead of scanning all providers once per
-            # inventory row of the class (its row estimate here is 1).
-            # Their usage is looked up, not summed for the whole cloud.
-            stmt = (self._statement(group, every_row=False)
-                    if self.sums_usage else group.stmt).where(
-                INV.c.resource_provider_id.in_(sorted(self.served)))
-            for row in self._rows(lookup.fetch(self.conn, stmt), group):
+            for row in self._rows(self.rows.of_sharing(index, self.served),
+                                  group):
                 sharing.roots[row.rp] = row.root
                 self.sharing_fits[index][row.rp] = row.fit
                 assemble.note(row, sharing.limits, sharing.masks)
@@ -301,20 +238,13 @@ class RequestSearch:
     def ranking_rows(self, lowest):
         """Per group that reads and has amounts, (its combiner Group, the
         sharing providers serving it by root, {root: its ranking row}),
-        from the group's ranking statement (statements.ranking_statement;
+        from the group's ranking read (statements.ranking_statement;
         ``lowest``: with the smallest free spaces too)."""
         for index in self.reading:
             group = self.groups[index]
-            if not group.spec.amounts:
-                continue
-            stmt = statements.ranking_statement(
-                self.names, group.stack, group.spec.spread,
-                group.spec.amounts, self.conn.dialect.name, lowest,
-                self.released)
-            if self.root_filter is not None:
-                stmt = stmt.where(self.root_filter)
-            yield (group.spec, self.sharing.serving[index],
-                   statements.ranking_bounds(lookup.fetch(self.conn, stmt)))
+            if group.spec.amounts:
+                yield (group.spec, self.sharing.serving[index],
+                       self.rows.ranking_bounds(index, lowest))
 
     # -- trees --------------------------------------------------------------
 
@@ -325,88 +255,21 @@ class RequestSearch:
         ``rows``: those of a one-group request's statement, read already
         with other shapes' (alike.read)."""
         streams = [assemble.by_root(self._rows(
-            self._group_rows(self.groups[index], roots) if rows is None
-            else rows, self.groups[index]), index)
+            self.rows.of_trees(index, roots) if rows is None else rows,
+            self.groups[index]), index)
             for index in self.reading]
         anchored = {root for by_root in self.sharing.serving
                     for root in by_root}.difference(apart)
         if roots is not None:
             anchored &= set(roots)
-        if anchored and self.root_filter is not None:
-            anchored &= {root for root, in lookup.rows_for(
-                self.conn, sa.select(RP.c.id).where(
-                    RP.c.id == RP.c.root_provider_id, self.root_filter),
-                anchored, RP.c.id)}
+        if anchored:
+            anchored = self.rows.roots_passing(anchored)
         if anchored:
             streams.append((root, assemble.ANCHORED, None)
                            for root in sorted(anchored))
         if self.query.same_subtree:
-            streams.append(assemble.parents_by_root(self._read(
-                sa.select(RP.c.root_provider_id, RP.c.id,
-                          RP.c.parent_provider_id)
-                .order_by(RP.c.root_provider_id, RP.c.id), roots)))
+            streams.append(assemble.parents_by_root(self.rows.parents(roots)))
         return assemble.trees(streams, self.read_by)
 
-    def _group_rows(self, group, roots=None):
-        stmt = group.stmt
-        if roots is not None and self.sums_usage:
-            # Some trees only: their usage is looked up, not summed for
-            # the whole cloud (as for the sharing providers' read).
-            stmt = self._statement(group, every_row=False)
-        return self._read(self.every_tree(stmt), roots)
-
-    def every_tree(self, stmt):
-        """A group's statement ``stmt`` as read for the trees (not for the
-        sharing providers' read: a few providers, found by their
-        inventories)."""
-        stmt = statements.providers_first(stmt)
-        if self.root_filter is not None:
-            stmt = stmt.where(self.root_filter)
-        return stmt
-
-    def _read(self, stmt, roots=None):
-        """The rows of ``stmt`` (ordered by root first) as they are
-        consumed: paged when a limit may stop the reading early; only
-        those of the trees of ``roots`` (sorted) when given."""
-        if roots is not None:
-            return itertools.chain.from_iterable(
-                lookup.fetch(self.conn, stmt.where(
-                    RP.c.root_provider_id.in_(chunk)))
-                for chunk in base.chunks(roots))
-        if self.page is not None:
-            return self._paged(stmt)
-        result = self.conn.execute(stmt)
-        self.results.append(result)
-        return result.cursor
-
-    def _paged(self, stmt):
-        """The rows of ``stmt``, the trees of a range of root ids at a
-        time, each range twice as wide as the one before.  A range, not a
-        LIMIT: PostgreSQL misjudges how many inventory rows pass the
-        capacity check, so for any LIMIT it plans the aggregate and sort
-        of the whole result; a range of the root index bounds what it
-        reads whatever its estimates.  Each page is a statement of its
-        own, so several statements' pages can be read in turn on one
-        connection."""
-        low, high = lookup.fetch(self.conn, _ROOTS)[0]
-        size = self.page
-        while low is not None and low <= high:
-            yield from lookup.fetch(self.conn, stmt.where(
-                RP.c.root_provider_id.between(low, low + size - 1)))
-            low += size
-            size *= 2
-
     def close(self):
-        for result in self.results:
-            result.close()
-
-
-def served(conn, names):
-    """{sharing provider: {roots of the trees it serves}}: every tree
-    with a provider in one of its aggregates."""
-    found = {}
-    statement = _SERVED.where(
-        RPT.c.trait_id == names.trait[names_mod.SHARING_TRAIT])
-    for rp, root in lookup.fetch(conn, statement):
-        found.setdefault(rp, set()).add(root)
-    return found
+        self.rows.close()

@@ -41,7 +41,6 @@ The uses:
               explain's summary
 """
 import dataclasses
-import functools
 import itertools
 
 from placement.candidates import candidate_search
@@ -49,10 +48,11 @@ from placement.candidates import capacity as capacity_mod
 from placement.candidates import changes
 from placement.candidates import claiming
 from placement.candidates import claims
+from placement.candidates import database_source
 from placement.candidates import evacuation
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
-from placement.candidates import names as names_mod
+from placement.candidates import memory_source
 from placement.candidates import pipeline
 from placement.candidates import ranking
 from placement.candidates import reader
@@ -80,15 +80,35 @@ AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                      rooms=True, allocated=False)
 
 
-def read(conn, query, version, plan, served=None, released=()):
-    """The read step: a reader.RequestSearch of ``query`` by ``plan``;
-    ``served`` (reader.served), when read already in this transaction;
-    ``released``: consumers whose allocations count as free."""
-    names = names_mod.Names(conn, query)
+def source(conn, snap, query):
+    """Where the list of ``query`` reads: the worker's snapshot ``snap``
+    (when loaded, and when it answers as the database would), else the
+    database in ``conn``'s transaction."""
+    if snap is None or not memory_source.answers(snap, query,
+                                                 conn.dialect.name):
+        return database_source.DatabaseSource(conn)
+    return memory_source.MemorySource(snap, conn)
+
+
+def read(where, query, version, plan, served=None, released=()):
+    """The read step: a reader.RequestSearch of ``query`` by ``plan`` from
+    ``where`` (database_source or memory_source); ``served`` (the
+    source's), when read already in this transaction; ``released``:
+    consumers whose allocations count as free."""
+    names = where.names(query)
     if served is None:
-        served = reader.served(conn, names)
-    return reader.RequestSearch(conn, query, version, names, served, plan,
+        served = where.served(names)
+    return reader.RequestSearch(where, query, version, names, served, plan,
                                 released)
+
+
+def _from_database(plan):
+    """The read step by ``plan`` from the database, as the uses that read
+    only there call it: with a connection."""
+    def read_from(conn, query, version, served=None, released=()):
+        return read(database_source.DatabaseSource(conn), query, version,
+                    plan, served, released)
+    return read_from
 
 
 def _list_plan(conf):
@@ -96,10 +116,11 @@ def _list_plan(conf):
     return WHOLE if pipeline.weighing(conf) else LIST
 
 
-def list_candidates(conn, query, version, conf):
+def list_candidates(where, query, version, conf):
     """GET /allocation_candidates: the pipeline.Answer to a parsed
-    CandidateQuery; ``conf`` is the [placement] group."""
-    reading = read(conn, query, version, _list_plan(conf))
+    CandidateQuery read from ``where`` (``source``); ``conf`` is the
+    [placement] group."""
+    reading = read(where, query, version, _list_plan(conf))
     request = reading.request()
     rendering = render.Rendering(version, reading.names.rc_names,
                                  reading.uuids)
@@ -110,12 +131,14 @@ def list_candidates(conn, query, version, conf):
         if maps_only:
             rendering.map_only(candidate)
     reading.close()
-    summaries = summaries_mod.summaries(conn, reading, rendering.providers)
+    summaries = summaries_mod.summaries(where, reading, rendering.providers)
     answer = pipeline.Answer(rendering.finish(summaries), rendering.count)
     if kept is not None and kept.trees is not None \
-            and not query.root_required:
+            and not query.root_required \
+            and isinstance(where, database_source.DatabaseSource):
         # Without root_required the list read every tree explain would
-        # (band by band it may not have: explain reads them itself).
+        # (band by band it may not have: explain reads them itself);
+        # explain reads the database, so not trees read from memory.
         answer.unanswered = pipeline.Unanswered(reading, request, kept.trees)
     return answer
 
@@ -147,7 +170,8 @@ def explain(conn, query, version, conf, unanswered=None, released=()):
     it found nothing (its trees are not read again); ``released`` as
     ``read`` takes it."""
     if unanswered is None:
-        reading = read(conn, query, version, EVERY_TREE, released=released)
+        reading = _from_database(EVERY_TREE)(conn, query, version,
+                                             released=released)
         request = reading.request()
         trees = list(reading.trees())
         reading.close()
@@ -178,17 +202,15 @@ def explain(conn, query, version, conf, unanswered=None, released=()):
 def count_capacity(conn, shapes, version):
     """GET and POST /capacity: capacity.count of ``shapes`` {name:
     CandidateQuery}, each read by the ROOMS plan."""
-    return capacity_mod.count(conn, shapes, version,
-                              functools.partial(read, plan=ROOMS))
+    return capacity_mod.count(conn, shapes, version, _from_database(ROOMS))
 
 
 def what_if(conn, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
     ``shapes`` as changed, with the evacuation's and N+1's answers when
     asked."""
-    rooms = functools.partial(read, plan=ROOMS)
-    changed = changes.resolve(conn, asked,
-                              functools.partial(read, plan=AS_NEW))
+    rooms = _from_database(ROOMS)
+    changed = changes.resolve(conn, asked, _from_database(AS_NEW))
     moved = None
     if asked.evacuate:
         changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
@@ -235,7 +257,8 @@ def _best_first(conn, query, version, conf, released):
     """The claims.Listing of the candidates of ``query`` (its ``limit``
     first, if any) in the order ``conf`` names, as the list orders
     them, the allocations of ``released`` counted as free."""
-    reading = read(conn, query, version, _list_plan(conf), released=released)
+    reading = _from_database(_list_plan(conf))(conn, query, version,
+                                               released=released)
     request = reading.request()
     found, _ = _in_order(query, reading, request, conf)
     # A candidate's rows are read by the time it comes: its root is known.

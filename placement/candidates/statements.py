@@ -165,9 +165,7 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     order = (RP.c.root_provider_id, RP.c.id)
     traits = sa.literal(0)
     if spread:
-        required = [check for check in stack
-                    if isinstance(check, checks_mod.RequiredTraits)]
-        for bit, check in enumerate(required):
+        for bit, check in enumerate(checks_mod.trait_bits(stack)):
             traits = traits + sa.case((check.clause(ids, site), 1 << bit),
                                       else_=0)
     if not amounts:

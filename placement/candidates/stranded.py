@@ -38,9 +38,9 @@ def scopes(reading):
     """[Scope] of a reader.RequestSearch, one per group with amounts."""
     site = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
     root = None
-    if reading.root_filter is not None:
+    if reading.rows.root_filter is not None:
         # Sharing providers serve other trees whatever their own root is.
-        root = sa.or_(reading.root_filter,
+        root = sa.or_(reading.rows.root_filter,
                       RP.c.id.in_(sorted(reading.served)))
     found = []
     for group, asked in zip(reading.groups, reading.query.groups.values()):

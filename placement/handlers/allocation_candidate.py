@@ -31,7 +31,9 @@ def list_allocation_candidates(req):
 def _answer(req, ctx, version, parsed, phases):
     """(the response, how many candidates it holds)."""
     with phases.searching():
-        answer = ctx.database.read(_search, ctx, parsed, version)
+        # Current before the read begins: it sees every acknowledged write.
+        snap = ctx.snapshot()
+        answer = ctx.database.read(_search, ctx, parsed, version, snap)
     with phases.rendering():
         response = responses.encoded_json_response(req, answer.body)
     return response, answer.count
@@ -49,11 +51,12 @@ def explain_allocation_candidates(req):
     return responses.json_response(req, body)
 
 
-def _search(conn, ctx, parsed, version):
-    """The candidates, and their absence explained in the log if so
-    configured, in one read transaction."""
-    answer = stacks.list_candidates(conn, parsed, version,
-                                      ctx.config.placement)
+def _search(conn, ctx, parsed, version, snap):
+    """The candidates (from the worker's snapshot ``snap`` when there is
+    one), and their absence explained in the log if so configured, in
+    one read transaction."""
+    answer = stacks.list_candidates(stacks.source(conn, snap, parsed),
+                                    parsed, version, ctx.config.placement)
     if not answer.count and ctx.config.placement.explain_empty_results:
         _log_explanation(ctx, conn, parsed, version, answer.unanswered)
     return answer

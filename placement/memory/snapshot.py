@@ -53,11 +53,11 @@ class Snapshot:
     indexes.Indexes); per provider id
     ``inventories`` {rc id: Inventory}, ``usage`` {rc id: used},
     ``traits`` (names) and ``aggregates`` (uuids); ``class_ids`` {name:
-    id}, ``trait_names``.  Built by ``load`` and ``changed``.
+    id}, ``trait_ids`` {name: id}.  Built by ``load`` and ``changed``.
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
-                 class_ids, trait_names, by_uuid, order, shown, indexes,
+                 class_ids, trait_ids, by_uuid, order, shown, indexes,
                  rendered=None):
         self.providers = providers
         self.inventories = inventories
@@ -65,7 +65,7 @@ class Snapshot:
         self.traits = traits
         self.aggregates = aggregates
         self.class_ids = class_ids
-        self.trait_names = trait_names
+        self.trait_ids = trait_ids
         self.by_uuid = by_uuid
         self.order = order
         self.shown = shown
@@ -170,7 +170,7 @@ def load(conn):
     parts = _read_providers(conn, None)
     providers = parts[0]
     return Snapshot(*parts, snapshot_rows.class_ids(conn),
-                    snapshot_rows.trait_names(conn),
+                    snapshot_rows.trait_ids(conn),
                     {p.uuid: rp for rp, p in providers.items()},
                     sorted(providers),
                     {rp: _shown(providers, rp) for rp in providers},
@@ -208,11 +208,11 @@ def changed(conn, old, provider_ids, names):
             shown[rp] = _shown(providers, rp)
     if names:
         class_ids = snapshot_rows.class_ids(conn)
-        trait_names = snapshot_rows.trait_names(conn)
+        trait_ids = snapshot_rows.trait_ids(conn)
     else:
-        class_ids, trait_names = old.class_ids, old.trait_names
+        class_ids, trait_ids = old.class_ids, old.trait_ids
     found = indexes_mod.changed(
         old.indexes, (old.providers, old.inventories, old.usage, old.traits,
                       old.aggregates), parts, provider_ids)
-    return Snapshot(*parts, class_ids, trait_names, by_uuid, order, shown,
+    return Snapshot(*parts, class_ids, trait_ids, by_uuid, order, shown,
                     found, old.rendered_without(provider_ids))

@@ -80,9 +80,10 @@ def class_ids(conn):
     return dict(conn.execute(sa.select(rc.c.name, rc.c.id)).all())
 
 
-def trait_names(conn):
-    """Every trait's name."""
-    return frozenset(conn.execute(sa.select(tables.traits.c.name)).scalars())
+def trait_ids(conn):
+    """{trait name: id}."""
+    traits = tables.traits
+    return dict(conn.execute(sa.select(traits.c.name, traits.c.id)).all())
 
 
 def touch_everything(conn):

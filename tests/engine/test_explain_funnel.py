@@ -325,7 +325,8 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
                                          microversions.MAX)
     with world.engine.connect() as conn:
-        reading = stacks.read(conn, parsed, microversions.MAX,
+        source = stacks.source(conn, None, parsed)
+        reading = stacks.read(source, parsed, microversions.MAX,
                               stacks.EVERY_TREE)
         facts = explain_mod.census(conn, reading, parsed)
         reading.close()

@@ -199,7 +199,8 @@ def _candidates(query_string, conf):
 
     def run(conn):
         answer = stacks.list_candidates(
-            conn, parsed, LATEST, conf.placement)
+            stacks.source(conn, None, parsed), parsed, LATEST,
+            conf.placement)
         assert answer.count, query_string
     return run
 
@@ -260,10 +261,12 @@ def test_limit_stops_reading_early(placement_db):
 
     def measure():
         with placement_db.reader() as conn:
-            reader = stacks.read(conn, parsed, LATEST, stacks.LIST)
+            source = stacks.source(conn, None, parsed)
+            reader = stacks.read(source, parsed, LATEST, stacks.LIST)
             assert len(list(itertools.islice(reader.trees(), 5))) == 5
             reader.close()
-            reader = stacks.read(conn, parsed, LATEST, stacks.LIST)
+            source = stacks.source(conn, None, parsed)
+            reader = stacks.read(source, parsed, LATEST, stacks.LIST)
             work = counter.count(conn, lambda conn: list(
                 itertools.islice(reader.trees(), 5)))
             reader.close()

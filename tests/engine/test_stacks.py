@@ -20,7 +20,8 @@ def _parsed(params):
 def trees_with_a_candidate(conn, parsed):
     """A use declared here, as stacks.py declares its own: read(WHOLE)
     -> assemble -> combine, kept per tree."""
-    reading = stacks.read(conn, parsed, microversions.MAX, stacks.WHOLE)
+    source = stacks.source(conn, None, parsed)
+    reading = stacks.read(source, parsed, microversions.MAX, stacks.WHOLE)
     request = reading.request()
     roots = {tree.root for tree in reading.trees()
              if next(candidate_search.search_tree(request, tree), None)}

@@ -181,7 +181,8 @@ def read_band_by_band(world, params):
                                          microversions.MAX)
     conf = types.SimpleNamespace(max_allocation_candidates=0)
     with world.engine.connect() as conn:
-        reading = stacks.read(conn, parsed, microversions.MAX,
+        source = stacks.source(conn, None, parsed)
+        reading = stacks.read(source, parsed, microversions.MAX,
                               stacks.WHOLE)
         reading.close()
     return ranking.applies(parsed, reading, conf)

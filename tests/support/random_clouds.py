@@ -23,6 +23,15 @@ provider_st = st.fixed_dictionaries({
     # Index of the parent among the providers made before (None: a root).
     'parent': st.one_of(st.none(), st.integers(0, 5)),
 })
+# Ratios no binary float holds exactly, as MySQL and PostgreSQL keep them
+# in single precision: the capacity compared must be the one SQL compares.
+_awkward_st = st.tuples(provider_st,
+                        st.sampled_from([0.7, 1.1, 1.3, 0.9, 16.0])).map(
+    lambda drawn: {**drawn[0], 'inventory': {
+        rc: {**inventory, 'allocation_ratio': drawn[1], 'total': 10,
+             'max_unit': 16}
+        for rc, inventory in drawn[0]['inventory'].items()}})
+awkward_provider_st = st.one_of(provider_st, _awkward_st)
 group_st = st.fixed_dictionaries({
     'resources': st.dictionaries(st.sampled_from(RCS), st.integers(1, 2),
                                  min_size=1, max_size=2),

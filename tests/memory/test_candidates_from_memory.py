@@ -1,0 +1,160 @@
+"""GET /allocation_candidates read from a snapshot against the same read
+from the database, below HTTP, on random clouds: every group's rows and
+the whole answer, byte for byte, default and weighed orders."""
+import hypothesis
+from hypothesis import strategies as st
+import pytest
+import webob.multidict
+from urllib import parse
+
+from placement import errors
+from placement import microversions
+from placement.candidates import database_source
+from placement.candidates import memory_source
+from placement.candidates import query
+from placement.candidates import stacks
+from placement.memory import snapshot
+
+from support import random_clouds
+
+LATEST = microversions.Version(1, 39)
+TRAITS = random_clouds.TRAITS + ('CUSTOM_NEVER_MADE',)
+
+group_st = st.fixed_dictionaries({
+    'resources': st.dictionaries(
+        st.sampled_from(random_clouds.RCS + ('MEMORY_MB',)),
+        st.integers(1, 8), min_size=1, max_size=2),
+    'required': st.sets(st.sampled_from(TRAITS), max_size=2),
+    'forbidden': st.sets(st.sampled_from(TRAITS), max_size=1),
+    'member_of': st.sampled_from([None, 'A', 'B', '!A', 'in:A,B']),
+})
+request_st = st.fixed_dictionaries({
+    'groups': st.lists(group_st, min_size=1, max_size=3),
+    'isolate': st.booleans(),
+    'in_tree': st.one_of(st.none(), st.integers(0, 7)),
+    'root_required': st.sampled_from([None, 'CUSTOM_A', '!CUSTOM_B']),
+    'same_subtree': st.booleans(),
+    'limit': st.sampled_from([None, 1, 3]),
+})
+
+
+def _aggregate(world, drawn):
+    """A member_of value with the world's uuids for names A and B."""
+    prefix = ''
+    for head in ('!', 'in:'):
+        if drawn.startswith(head):
+            prefix, drawn = head, drawn[len(head):]
+    uuids = [world.aggs[name][1] if name in world.aggs
+             else '00000000-0000-0000-0000-00000000000%d' % len(name)
+             for name in drawn.split(',')]
+    return prefix + ','.join(uuids)
+
+
+def _query_string(world, names, drawn):
+    parts = []
+    suffixes = ['', '1', '2'][:len(drawn['groups'])]
+    for suffix, group in zip(suffixes, drawn['groups']):
+        parts.append('resources%s=%s' % (suffix, ','.join(
+            '%s:%d' % item for item in sorted(group['resources'].items()))))
+        traits = sorted(group['required']) + sorted(
+            '!' + name for name in group['forbidden'] - group['required'])
+        if traits:
+            parts.append('required%s=%s' % (suffix, ','.join(traits)))
+        if group['member_of']:
+            parts.append('member_of%s=%s' % (
+                suffix, _aggregate(world, group['member_of'])))
+    if len(suffixes) > 1:
+        parts.append('group_policy=' + ('isolate' if drawn['isolate']
+                                        else 'none'))
+        if drawn['same_subtree']:
+            parts.append('same_subtree=' + ','.join('_' + s
+                                                    for s in suffixes[1:]))
+    if drawn['in_tree'] is not None and drawn['in_tree'] < len(names):
+        parts.append('in_tree=' + world.uuid(names[drawn['in_tree']]))
+    if drawn['root_required']:
+        parts.append('root_required=' + drawn['root_required'])
+    if drawn['limit']:
+        parts.append('limit=%d' % drawn['limit'])
+    return '&'.join(parts)
+
+
+def _answer(where, parsed, version, conf):
+    try:
+        return stacks.list_candidates(where, parsed, version, conf).body
+    except errors.PlacementError as exc:
+        return exc.status, exc.detail
+
+
+def _rows(where, parsed, version, plan):
+    """Every group's rows, the sharing providers' reach and the ranking
+    rows of one read."""
+    try:
+        reading = stacks.read(where, parsed, version, plan)
+    except errors.PlacementError as exc:
+        return exc.status, exc.detail
+    found = [reading.served]
+    for index in reading.reading:
+        found.append([tuple(row) for row in reading.rows.of_trees(index)])
+        found.append(reading.rows.ranking_bounds(index, lowest=True))
+    found.append(list(reading.rows.parents()))
+    reading.close()
+    return found
+
+
+@pytest.fixture
+def weighed(placement_db):
+    conf = placement_db.conf
+    conf.set_override('candidate_order', 'spread', group='placement')
+    yield conf.placement
+    conf.clear_override('candidate_order', group='placement')
+
+
+@random_clouds.over_http(60)
+@hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
+                           max_size=7),
+                  st.lists(request_st, min_size=1, max_size=3))
+def test_candidates_answer_alike(world, placement_db, specs, drawn):
+    world.clear()
+    names = world.add_random(specs)
+    conf = placement_db.conf.placement
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        in_memory = memory_source.MemorySource(snap, conn)
+        in_database = database_source.DatabaseSource(conn)
+        for request in drawn:
+            query_string = _query_string(world, names, request)
+            params = webob.multidict.MultiDict(parse.parse_qsl(query_string))
+            for minor in (39, 25, 17):
+                version = microversions.Version(1, minor)
+                try:
+                    parsed = query.parse_candidate_query(params, version)
+                except errors.PlacementError:
+                    continue
+                assert _answer(in_memory, parsed, version, conf) == \
+                    _answer(in_database, parsed, version, conf), query_string
+                for plan in (stacks.LIST, stacks.EVERY_TREE):
+                    assert _rows(in_memory, parsed, version, plan) == \
+                        _rows(in_database, parsed, version, plan), \
+                        query_string
+
+
+@random_clouds.over_http(25)
+@hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
+                           max_size=7),
+                  request_st)
+def test_weighed_candidates_answer_alike(world, placement_db, weighed, specs,
+                                         drawn):
+    world.clear()
+    names = world.add_random(specs)
+    params = webob.multidict.MultiDict(parse.parse_qsl(
+        _query_string(world, names, drawn)))
+    try:
+        parsed = query.parse_candidate_query(params, LATEST)
+    except errors.PlacementError:
+        return
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        assert _answer(memory_source.MemorySource(snap, conn), parsed,
+                       LATEST, weighed) == \
+            _answer(database_source.DatabaseSource(conn), parsed, LATEST,
+                    weighed)
