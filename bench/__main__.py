@@ -18,6 +18,9 @@ COMMANDS = {
                 '(in-process)'),
     'provider-list': ('provider_list', 'GET /resource_providers with its '
                       'filters: from the database, from memory, upstream'),
+    'candidates-by-source': ('candidates_by_source', 'GET '
+                             '/allocation_candidates: from the database, '
+                             'from memory, upstream'),
     'summary': ('summary', 'GET /summary per database (in-process)'),
     'mix': ('mix', "the request mix of a cloud: over HTTP, for half an "
             'hour, or in-process'),

@@ -4,8 +4,6 @@ reading the database, this service reading its snapshot
 one after another on one database written once (the mix's cloud, see
 ``cloud.Cloud``)."""
 import os
-import re
-import tempfile
 import time
 
 from bench.common import cloud
@@ -13,16 +11,11 @@ from bench.common import meters
 from bench.common import scenarios
 from bench.common import scratch
 from bench.common import serving
-from bench.common import web
+from bench.common import sources
 
 
 def add_arguments(parser):
-    serving.add_server_arguments(parser, '18400-18449')
-    parser.add_argument('--computes', type=int, default=10000)
-    parser.add_argument('--upstream-venv', metavar='DIR')
-    parser.add_argument('--repeats', type=int, default=20)
-    parser.add_argument('--concurrency', type=int, default=10)
-    parser.add_argument('--duration', type=float, default=10.0)
+    sources.add_arguments(parser, '18400-18449')
 
 
 def queries(world):
@@ -64,44 +57,17 @@ def snapshot_size(db_url):
     return held / 2 ** 20, took
 
 
-def _wait_loaded(server, clients, workers):
-    """Until every worker logged its snapshot loaded (each starts at its
-    first request)."""
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        clients.get().get('/resource_providers?name=none')
-        with open(server.log_path, errors='replace') as log:
-            loaded = set(re.findall(r' (\d+) INFO \S+ snapshot loaded',
-                                    log.read()))
-        if len(loaded) >= workers:
-            return
-        time.sleep(0.2)
-    raise web.BenchError('snapshots not loaded:\n' + server.log_tail())
-
-
-def _measure(label, cmd, setup, extra, db, args, world, root):
-    workdir = tempfile.mkdtemp(prefix=label + '-', dir=root)
-    server = serving.Server(label, cmd, setup, args.workers, db, workdir)
-    serving.write_conf(server.config_file, db.url, sync=not setup,
-                       extra=extra)
-    clients = web.Clients(server.base_url)
-    try:
-        server.start()
-        if 'snapshot' in extra:
-            _wait_loaded(server, clients, args.workers)
-        found = {}
-        for name, path in queries(world).items():
-            found['latency ' + name] = scenarios.time_latency(
-                clients, path, args.repeats,
-                count_of=lambda body: len(body['resource_providers']))
-        for name in ('all', 'all three'):
-            found['throughput ' + name] = scenarios.time_throughput(
-                clients, queries(world)[name], args.concurrency,
-                args.duration, meters.CpuMeter(server.proc.pid, db.url))
-        return found
-    finally:
-        clients.close()
-        server.stop()
+def _measure(server, clients, db, args, world):
+    found = {}
+    for name, path in queries(world).items():
+        found['latency ' + name] = scenarios.time_latency(
+            clients, path, args.repeats,
+            count_of=lambda body: len(body['resource_providers']))
+    for name in ('all', 'all three'):
+        found['throughput ' + name] = scenarios.time_throughput(
+            clients, queries(world)[name], args.concurrency,
+            args.duration, meters.CpuMeter(server.proc.pid, db.url))
+    return found
 
 
 def main(args):
@@ -110,24 +76,16 @@ def main(args):
         db = serving.Database(args.db_url, root, 'list')
         db.create()
         try:
-            # This service makes the schema; the cloud goes in by SQL.
-            first = serving.Server('schema', args.server_cmd, None, 1, db,
-                                   tempfile.mkdtemp(dir=root))
-            first.start()
-            first.stop()
+            sources.make_schema(args, db, root)
             world = cloud.Cloud(args.computes, nested=0.3, sharing=0.2)
             world.write(db.url)
             size, took = snapshot_size(db.url)
-            runs = [('database', args.server_cmd, None, ''),
-                    ('snapshot', args.server_cmd, None,
-                     '[placement]\nread_source = snapshot\n')]
-            if args.upstream_venv:
-                command, setup = serving.upstream_commands(
-                    args.upstream_venv)
-                runs.append(('upstream', command, setup, ''))
-            results = {label: _measure(label, cmd, setup, extra, db, args,
-                                       world, root)
-                       for label, cmd, setup, extra in runs}
+            results = {}
+            for label, cmd, setup, extra in sources.runs(args):
+                with sources.started(label, cmd, setup, extra, db, args,
+                                     root) as (server, clients):
+                    results[label] = _measure(server, clients, db, args,
+                                              world)
         finally:
             db.drop()
     print('load %.2f %.2f %.2f, %d computes, %d workers, %s' % (

@@ -28,7 +28,7 @@ def percentile(values, pct):
 
 def time_latency(clients, url, repeats,
                  count_of=lambda body: len(body['allocation_requests'])):
-    """Sequential requests after one warm-up: median / p95 in ms."""
+    """Sequential requests after one warm-up: median / p95 / p99 in ms."""
     client = clients.get()
     resp = client.get(url)
     if resp.status_code != 200:
@@ -42,7 +42,8 @@ def time_latency(clients, url, repeats,
         if resp.status_code != 200:
             return {'error': 'HTTP %d' % resp.status_code}
     return {'median_ms': statistics.median(times),
-            'p95_ms': percentile(times, 95), 'candidates': count}
+            'p95_ms': percentile(times, 95), 'p99_ms': percentile(times, 99),
+            'candidates': count}
 
 
 def time_throughput(clients, url, concurrency, duration, meter):

@@ -166,3 +166,39 @@ def test_provider_list(bench, database):
             assert from_database.rsplit('(')[-1] == \
                 from_memory.rsplit('(')[-1], name
     assert 'snapshot:' in out and 'MB per worker' in out
+
+
+def test_candidates_by_source(bench, database):
+    out = bench('candidates-by-source', '--computes', '20', '--repeats',
+                '2', '--duration', '0.5', *database.args)
+    assert '20 computes (5 of them trees of 3)' in out
+    table = {row[0]: row[1:] for row in rows(out)}
+    assert table[''] == ['database', 'snapshot']
+    # The seed draws 5 trees: a flat compute is one candidate, a tree
+    # four (VCPU and MEMORY_MB each from either NUMA node) for the
+    # ungrouped query and two (the groups on either node) for the
+    # grouped one.
+    for query, count in (('flat', '35'), ('flat limit=1000', '35'),
+                         ('nested', '10'), ('nested limit=1000', '10')):
+        assert table[query + ' candidates'] == [count, count]
+        assert all(float(cell) > 0 for cell in
+                   table[query + ' median ms'] + table[query + ' p99 ms']
+                   + table[query + ' req/s (c=10)'])
+        for cell in table[query + ' database CPU ms/req']:
+            database.check_cpu(float(cell))
+    assert 'MISMATCH' not in out
+
+
+def test_candidates_by_source_mismatch(bench):
+    # The snapshot's server (its configuration names read_source) lists
+    # its candidates in random order: same counts, other bytes.
+    server = ('grep -q read_source {config_file} && printf '
+              '"randomize_allocation_candidates = True\\n" >> {config_file};'
+              ' exec placement-api --bind 127.0.0.1:{port} '
+              '--workers {workers}')
+    out = bench('candidates-by-source', '--computes', '20', '--repeats',
+                '1', '--duration', '0.2', '--server-cmd', server, status=1)
+    assert ("MISMATCH snapshot flat: body differs from the database's"
+            in out)
+    table = {row[0]: row[1:] for row in rows(out)}
+    assert table['flat candidates'] == ['35', '35']

@@ -1,0 +1,78 @@
+"""The read sources side by side: this service reading the database,
+this service reading its snapshot (``read_source = snapshot``) and,
+with ``--upstream-venv``, upstream, started one after another on one
+database written once (by SQL, see ``cloud``)."""
+import contextlib
+import re
+import tempfile
+import time
+
+from bench.common import serving
+from bench.common import web
+
+SNAPSHOT = '[placement]\nread_source = snapshot\n'
+LOADED_TIMEOUT = 600
+
+
+def add_arguments(parser, port_range):
+    """The options every read source benchmark takes."""
+    serving.add_server_arguments(parser, port_range)
+    parser.add_argument('--computes', type=int, default=10000)
+    parser.add_argument('--upstream-venv', metavar='DIR')
+    parser.add_argument('--repeats', type=int, default=20)
+    parser.add_argument('--concurrency', type=int, default=10)
+    parser.add_argument('--duration', type=float, default=10.0)
+
+
+def make_schema(args, db, root):
+    """This service's schema in ``db``, made by starting one server of it
+    (the cloud then goes in by SQL)."""
+    first = serving.Server('schema', args.server_cmd, None, 1, db,
+                           tempfile.mkdtemp(dir=root))
+    first.start()
+    first.stop()
+
+
+def runs(args):
+    """[(label, server command, setup command, extra configuration)] of
+    the servers compared, in the order they run."""
+    found = [('database', args.server_cmd, None, ''),
+             ('snapshot', args.server_cmd, None, SNAPSHOT)]
+    if args.upstream_venv:
+        command, setup = serving.upstream_commands(args.upstream_venv)
+        found.append(('upstream', command, setup, ''))
+    return found
+
+
+@contextlib.contextmanager
+def started(label, cmd, setup, extra, db, args, root):
+    """(server, clients) of one of ``runs``, answering; with the snapshot
+    configured, once every worker has loaded it."""
+    workdir = tempfile.mkdtemp(prefix=label + '-', dir=root)
+    server = serving.Server(label, cmd, setup, args.workers, db, workdir)
+    serving.write_conf(server.config_file, db.url, sync=not setup,
+                       extra=extra)
+    clients = web.Clients(server.base_url)
+    try:
+        server.start()
+        if extra == SNAPSHOT:
+            wait_loaded(server, clients, args.workers)
+        yield server, clients
+    finally:
+        clients.close()
+        server.stop()
+
+
+def wait_loaded(server, clients, workers):
+    """Until every worker logged its snapshot loaded (each starts at its
+    first request)."""
+    deadline = time.monotonic() + LOADED_TIMEOUT
+    while time.monotonic() < deadline:
+        clients.get().get('/resource_providers?name=none')
+        with open(server.log_path, errors='replace') as log:
+            loaded = set(re.findall(r' (\d+) INFO \S+ snapshot loaded',
+                                    log.read()))
+        if len(loaded) >= workers:
+            return
+        time.sleep(0.2)
+    raise web.BenchError('snapshots not loaded:\n' + server.log_tail())
