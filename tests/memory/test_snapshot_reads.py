@@ -9,62 +9,20 @@ behind the service's back shows that the answers come from memory, and
 that the documented reload brings it in.
 """
 import datetime
-import os
 import random
-import re
-import subprocess
-import sys
 import time
 import uuid
 
-import httpx
 import pytest
 import sqlalchemy as sa
 
 from support import helpers
+from support import snapshot_pair
 
 CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_GOLD']
 TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'CUSTOM_FAST', 'CUSTOM_SLOW']
 RATIOS = [1.0, 1.5, 0.7, 1.1, 16.0]
 AGGREGATES = [str(uuid.UUID(int=n)) for n in (1, 2, 3)]
-
-
-def _servers(database, name, source, workers):
-    workdir = os.path.join(database.workdir, name)
-    os.makedirs(workdir, exist_ok=True)
-    helpers.write_config(workdir, database.url,
-                         '[placement]\nread_source = %s\n' % source)
-    return helpers.Server(workdir, workers=workers)
-
-
-@pytest.fixture(scope='module')
-def pair(database):
-    from_database = _servers(database, 'database', 'database', 1)
-    from_memory = _servers(database, 'snapshot', 'snapshot', 2)
-    try:
-        with httpx.Client(base_url=from_database.url, timeout=30,
-                          headers=helpers.ADMIN_HEADERS) as left, \
-                httpx.Client(base_url=from_memory.url, timeout=30,
-                             headers=helpers.ADMIN_HEADERS) as right:
-            _wait_loaded(right, from_memory)
-            yield left, right, from_memory
-    finally:
-        from_database.stop()
-        from_memory.stop()
-
-
-def _wait_loaded(client, server, workers=2):
-    """Until every worker has logged its snapshot loaded (each starts
-    loading at its first request)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        client.get('/resource_providers')
-        pids = set(re.findall(r'^\S+ \S+ (\d+) INFO \S+ snapshot loaded',
-                              _log(server), re.M))
-        if len(pids) >= workers:
-            return
-        time.sleep(0.05)
-    raise AssertionError('snapshots not loaded: ' + server.log())
 
 
 class Cloud:
@@ -189,20 +147,9 @@ def _listings(cloud):
     return [(q, '1.39') for q in queries] + [('', '1.14'), ('', '1.0')]
 
 
-def _comparable(response):
-    """The body, byte for byte; an error's without its request id."""
-    if response.status_code < 400:
-        return response.content
-    return [{key: value for key, value in error.items()
-             if key != 'request_id'} for error in response.json()['errors']]
-
-
 def _same(left, right, query, version):
-    headers = helpers.version(version)
-    one = left.get('/resource_providers?' + query, headers=headers)
-    other = right.get('/resource_providers?' + query, headers=headers)
-    assert (other.status_code, _comparable(other)) == (
-        one.status_code, _comparable(one)), query
+    one, other = snapshot_pair.same(
+        left, right, '/resource_providers?' + query, version)
     if one.status_code == 200 and one.json()['resource_providers']:
         # (An empty list is dated by the clock.)
         assert other.headers.get('last-modified') == one.headers.get(
@@ -223,7 +170,8 @@ def test_random_writes_read_alike_from_memory(pair, seed):
         for query, version in _listings(cloud):
             _same(left, right, query, version)
     # Every change came through the feed: no worker had to reload.
-    assert 'without a record in the change feed' not in _log(server)
+    assert 'without a record in the change feed' not in snapshot_pair.log(
+        server)
 
 
 def test_a_write_is_read_at_once_on_every_worker(pair):
@@ -239,11 +187,6 @@ def test_unknown_names_are_the_same_400(pair):
     left, right, _ = pair
     for query in ('resources=CUSTOM_NOPE:1', 'required=CUSTOM_NOPE'):
         _same(left, right, query, '1.39')
-
-
-def _log(server):
-    with open(server.log_path, errors='replace') as log:
-        return log.read()
 
 
 def _names(client, rp):
@@ -266,10 +209,7 @@ def test_answers_come_from_memory_until_reloaded(pair, database):
     assert _names(left, rp) == ['by-' + rp]
     for _ in range(4):
         assert _names(right, rp) == ['rp-' + rp]
-    subprocess.run(
-        [sys.executable, '-m', 'placement.cmd.manage', 'snapshot', 'reload'],
-        env=dict(os.environ, OS_PLACEMENT_CONFIG_DIR=server.workdir),
-        check=True, capture_output=True)
+    snapshot_pair.reload_snapshots(server)
     for _ in range(4):
         assert _names(right, rp) == ['by-' + rp]
 
@@ -294,7 +234,7 @@ def test_a_write_without_the_feed_is_seen_within_the_bound(pair, database):
         time.sleep(0.1)
     for _ in range(4):
         _same(left, right, 'uuid=' + rp, '1.39')
-    assert 'without a record in the change feed' in _log(server)
+    assert 'without a record in the change feed' in snapshot_pair.log(server)
 
 
 # The other sessions on the test's database, and how one is ended.
