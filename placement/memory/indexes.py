@@ -55,6 +55,9 @@ def changed(old, old_parts, parts, touched):
                     index[key].add(rp)
                 else:
                     index[key].discard(rp)
-                    if not index[key]:
-                        del index[key]
+    # Emptied only now: a key one provider leaves, another may join.
+    for index, keys in zip(found, copied):
+        for key in keys:
+            if not index[key]:
+                del index[key]
     return found
