@@ -22,9 +22,10 @@ class Layout:
 
     The summary figures of a class are its capacity and usage.  SQLite
     computes the capacity as Python would (both in double precision);
-    MySQL and PostgreSQL store allocation_ratio in single precision, and
-    their drivers hand over its shortest decimal form, so the capacity is
-    computed here from (total, reserved, allocation_ratio, used).
+    MySQL and PostgreSQL store allocation_ratio in single precision; read
+    through its text (statements.ratio_as_read) it is the shortest
+    decimal form, the value Python reads of the column itself, and the
+    capacity is computed here from (total, reserved, that ratio, used).
 
     Without ``rendered`` (GET /capacity renders no candidate) a row has
     no summary figures, and ``listed`` and the uuid are not looked up.
@@ -52,14 +53,15 @@ class Layout:
         self._room_at = {rc: at - _FIT for rc, at in self._room.items()}
         self._limit_at = [(bit, rc, self._room[rc]) for bit, rc in self.bits]
 
-    def columns(self, inventory, used):
-        """The summary figures of one class, as SQL expressions."""
+    def columns(self, inventory, used, ratio):
+        """The summary figures of one class, as SQL expressions;
+        ``ratio``: allocation_ratio as Python reads it (an aggregate of
+        MySQL's single-precision column hands over the wider double)."""
         if not self.rendered:
             return []
         if self.in_sql:
             return [figures.capacity(inventory), used]
-        return [inventory.c.total, inventory.c.reserved,
-                inventory.c.allocation_ratio, used]
+        return [inventory.c.total, inventory.c.reserved, ratio, used]
 
     def values(self, inventory, used):
         """``columns`` of values already read (a snapshot's): the same

@@ -197,7 +197,8 @@ def group_statement(ids, stack, spread, amounts, layout, dialect,
     for rc in classes:
         mine = INV.c.resource_class_id == rc
         columns += [sa.func.max(sa.case((mine, column)))
-                    for column in layout.columns(INV, used)]
+                    for column in layout.columns(
+                        INV, used, ratio_as_read(INV, dialect))]
     count = sa.select(sa.func.count()).where(
         _LISTED.c.resource_provider_id == RP.c.id)
     if summary_classes is not None:
