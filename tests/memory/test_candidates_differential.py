@@ -343,9 +343,6 @@ def _vcpu_capacity(client, rp):
     return summaries[rp]['resources']['VCPU']['capacity']
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason='candidates read from the database until the '
-                   'read step has a snapshot source')
 def test_answers_come_from_memory_until_reloaded(pair, engine):
     """A total changed by SQL by hand, which moves none of the figures
     the snapshot compares (no generation, no allocation), is not seen
