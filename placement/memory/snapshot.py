@@ -121,6 +121,11 @@ class Snapshot:
         return self.aggregates.get(rp, _NONE)
 
 
+def _uuid(providers, rp):
+    provider = providers.get(rp)
+    return None if provider is None else provider.uuid
+
+
 def _shown(providers, rp):
     """Provider ``rp`` as listings show it: its parent's and root's uuids
     never change, so only a provider a change touched is shown anew."""
@@ -191,21 +196,25 @@ def changed(conn, old, provider_ids, names):
         parts.append(part)
     providers = parts[0]
     by_uuid, order, shown = old.by_uuid, old.order, dict(old.shown)
-    gone = [rp for rp in provider_ids
-            if rp in old.providers and rp not in providers]
-    added = [rp for rp in provider_ids
-             if rp in providers and rp not in old.providers]
-    if gone or added:
+    # A deleted provider's id may come back for a new one (SQLite takes
+    # the highest id again): compare uuids, not ids.
+    renamed = [rp for rp in provider_ids
+               if _uuid(old.providers, rp) != _uuid(providers, rp)]
+    if renamed:
         by_uuid = dict(by_uuid)
-        for rp in gone:
-            del by_uuid[old.providers[rp].uuid]
-            del shown[rp]
-        for rp in added:
-            by_uuid[providers[rp].uuid] = rp
+        for rp in renamed:
+            if rp in old.providers:
+                del by_uuid[old.providers[rp].uuid]
+        for rp in renamed:
+            if rp in providers:
+                by_uuid[providers[rp].uuid] = rp
+    if any((rp in old.providers) != (rp in providers) for rp in provider_ids):
         order = sorted(providers)
     for rp in provider_ids:
         if rp in providers:
             shown[rp] = _shown(providers, rp)
+        else:
+            shown.pop(rp, None)
     if names:
         class_ids = snapshot_rows.class_ids(conn)
         trait_ids = snapshot_rows.trait_ids(conn)

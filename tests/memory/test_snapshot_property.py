@@ -154,3 +154,25 @@ def test_the_snapshot_figures_are_the_databases(world, placement_db, specs):
     with placement_db.reader() as conn:
         assert snapshot.load(conn).fingerprint() == \
             snapshot_rows.fingerprint(conn)
+
+
+def test_an_id_taken_again_by_a_new_provider(w, placement_db):
+    """SQLite gives a deleted provider's id to the next one: brought up
+    to date, the snapshot finds the new provider by its uuid."""
+    w.add('first', inventory={'VCPU': 4}, traits={'CUSTOM_A'})
+    with placement_db.reader() as conn:
+        old = snapshot.load(conn)
+    gone = w.providers.pop('first')
+    with placement_db.engine.begin() as conn:
+        for table in (tables.inventories, tables.allocations,
+                      tables.resource_provider_traits,
+                      tables.resource_providers):
+            column = (table.c.id if table is tables.resource_providers
+                      else table.c.resource_provider_id)
+            conn.execute(table.delete().where(column == gone['id']))
+    w.next_id = gone['id']
+    w.add('second', inventory={'DISK_GB': 8})
+    with placement_db.reader() as conn:
+        brought = snapshot.changed(conn, old, {gone['id']}, names=False)
+        assert _contents(brought) == _contents(snapshot.load(conn))
+    assert brought.by_uuid == {w.uuid('second'): gone['id']}
