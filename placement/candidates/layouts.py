@@ -74,20 +74,30 @@ class Layout:
         return (inventory.total, inventory.reserved,
                 inventory.allocation_ratio, used)
 
-    def row(self, root, rp, traits, fit, per_class, listed, uuid):
-        """A row as the statement reads it, of values already read:
-        ``per_class`` [(``values`` or None, (room, max_unit) or None)],
-        one per class in order, None where ``fit`` has not its bit."""
-        row = [root, rp, traits, fit]
+    def parts(self, per_class):
+        """(figures, limits) of a row of values already read: the columns
+        after its class mask and after ``listed``; ``per_class``
+        [(``values``, (room, max_unit)) or None], one per class in order,
+        None where the provider cannot serve the class."""
+        figures_part, limits_part = [], []
         missing = (None,) * self.width
-        for found, _ in per_class:
-            row.extend(missing if found is None else found)
-        row.append(listed)
-        if self.limits:
-            for _, limits in per_class:
-                row.extend((None, None) if limits is None else limits)
-        row.append(uuid)
-        return tuple(row)
+        for found in per_class:
+            if found is None:
+                figures_part.extend(missing)
+                limits_part.extend((None, None))
+            else:
+                figures_part.extend(found[0])
+                limits_part.extend(found[1])
+        return (tuple(figures_part),
+                tuple(limits_part) if self.limits else ())
+
+    @staticmethod
+    def row(head, parts, listed, uuid):
+        """A row as the statement reads it, of values already read:
+        ``head`` (root, rp, trait mask, class mask), ``parts`` as
+        ``parts`` gives them."""
+        figures_part, limits_part = parts
+        return head + figures_part + (listed,) + limits_part + (uuid,)
 
     def summary_part(self, row):
         """What ``row`` says of its provider's inventories: (class mask,

@@ -8,13 +8,21 @@ uuid): names.Names keys them so.  Nothing is read from the database;
 a snapshot version never changes, so a request reads one cloud from
 start to end.
 """
+import typing
+
 from placement import microversions
 from placement.candidates import checks as checks_mod
 from placement.candidates import names as names_mod
 from placement.objects import figures
 
-# A class the provider cannot serve, as layouts.Layout.row takes it.
-_MISSING = (None, None)
+
+
+class _Held(typing.NamedTuple):
+    """What a provider has of a class it can serve: the inventory, its
+    usage and free space (as the database's SQL computes it)."""
+    inventory: object
+    used: object
+    room: float
 
 
 def answers(snap, query, dialect):
@@ -173,13 +181,20 @@ class MemoryRows:
         rendered = layout.rendered
         shown = self.snap.shown
         listed = self._listed if rendered and group.spec.amounts else None
+        # Per distinct (per class what a provider has): its class mask
+        # and the row's columns of it, built once.
+        built = {}
         for rp, root, traits, found in self._passing(group, ids, every_root):
-            per_class = [
-                _MISSING if held is None else (
-                    layout.values(held[0], held[1]),
-                    (held[2], held[0].max_unit))
-                for held in found]
-            yield layout.row(root, rp, traits, _fit(found), per_class,
+            key = tuple(map(id, found))
+            done = built.get(key)
+            if done is None:
+                done = built[key] = (_fit(found), layout.parts([
+                    None if held is None else (
+                        layout.values(held.inventory, held.used),
+                        (held.room, held.inventory.max_unit))
+                    for held in found]))
+            fit, parts = done
+            yield layout.row((root, rp, traits, fit), parts,
                              -1 if listed is None else listed(rp),
                              shown[rp].uuid if rendered else None)
 
@@ -192,10 +207,11 @@ class MemoryRows:
         return sum(1 for rc in held if rc in classes)
 
     def _passing(self, group, ids, every_root=False):
-        """(rp, root, trait mask, per class (inventory, used, room) or
-        None) of the providers of ``ids`` passing the group's filters and
-        able to serve one of its classes (any provider passing them, for
-        a group without amounts)."""
+        """(rp, root, trait mask, per class a _Held or None) of the
+        providers of ``ids`` passing the group's filters and able to serve
+        one of its classes (any provider passing them, for a group
+        without amounts).  Equal holdings give the same _Held: the
+        resource checks run once per distinct (inventory, usage)."""
         snap = self.snap
         names = self.search.names
         filters = checks_mod.filters(group.stack, group.spec.spread)
@@ -206,6 +222,9 @@ class MemoryRows:
                    for rc in group.spec.amounts]
         dialect = self.dialect
         counted = self.used_counts
+        # {(rc, inventory, used): its _Held, or None when it cannot serve}
+        # (inventories alike are one object in a snapshot).
+        decided = {}
         for rp in ids:
             root = snap.providers[rp].root_id
             if not (every_root or self._root_passes(root)):
@@ -222,14 +241,18 @@ class MemoryRows:
             found = []
             for rc, checks in classes:
                 inventory = held.get(rc)
+                if inventory is None:
+                    found.append(None)
+                    continue
                 used = usage.get(rc)
-                found.append(
-                    (inventory, used, figures.room_in_sql(
+                key = (rc, inventory, used)
+                if key not in decided:
+                    decided[key] = _Held(inventory, used, figures.room_in_sql(
                         inventory.total, inventory.reserved,
-                        inventory.allocation_ratio, used, dialect))
-                    if inventory is not None and all(
-                        check.fits(inventory, used, dialect)
-                        for check in checks) else None)
+                        inventory.allocation_ratio, used, dialect)) if all(
+                            check.fits(inventory, used, dialect)
+                            for check in checks) else None
+                found.append(decided[key])
             if classes and not any(found):
                 continue
             yield rp, root, traits, found
@@ -264,7 +287,7 @@ class MemoryRows:
             for at, held in enumerate(found):
                 if held is None:
                     continue
-                inventory, used, _ = held
+                inventory, used = held.inventory, held.used
                 free = figures.free_of(figures.capacity_of(
                     inventory.total, inventory.reserved,
                     inventory.allocation_ratio), used)
