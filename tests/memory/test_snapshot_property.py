@@ -164,6 +164,10 @@ def test_an_id_taken_again_by_a_new_provider(w, placement_db):
         old = snapshot.load(conn)
     gone = w.providers.pop('first')
     with placement_db.engine.begin() as conn:
+        # InnoDB checks the row's reference to itself.
+        conn.execute(tables.resource_providers.update().where(
+            tables.resource_providers.c.id == gone['id']).values(
+                root_provider_id=None))
         for table in (tables.inventories, tables.allocations,
                       tables.resource_provider_traits,
                       tables.resource_providers):
