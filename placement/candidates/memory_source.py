@@ -164,11 +164,26 @@ class MemoryRows:
             found = set()
             for root in roots:
                 found.update(snap.indexes.trees.get(root, ()))
-        elif group.spec.amounts:
-            found = self._of_classes(group)
-        else:
-            found = snap.providers
-        return self._group_rows(index, self._ordered(found))
+            return self._group_rows(index, self._ordered(found))
+
+        def every_row():
+            return self._group_rows(index, self._ordered(
+                self._of_classes(group) if group.spec.amounts
+                else snap.providers))
+        if self.search.limited:
+            # Read lazily: the limit may stop it after a few trees.
+            return every_row()
+        return snap.derived(self._key(group), lambda: list(every_row()))
+
+    def _key(self, group):
+        """What a group's rows of the whole cloud depend on besides the
+        snapshot version."""
+        layout = group.layout
+        return ('rows', tuple(group.stack), group.spec.spread,
+                tuple(group.spec.amounts.items()), layout.rendered,
+                layout.limits, self.search.summary_classes and tuple(
+                    self.search.summary_classes),
+                self.root_check, self.used_counts)
 
     def _ordered(self, ids):
         """``ids`` in root order, as the statements order their rows."""

@@ -45,6 +45,8 @@ class Shown(typing.NamedTuple):
 _NONE = frozenset()
 # Views (handlers' shapes) whose bytes a version keeps, at most.
 RENDERED_SHAPES = 16
+# Values derived from a version (``derived``) it keeps, at most.
+DERIVED = 8
 
 
 class Snapshot:
@@ -72,6 +74,7 @@ class Snapshot:
         self.indexes = indexes
         # {view shape: {provider id: its bytes in a listing}}.
         self._rendered = rendered or {}
+        self._derived = {}
 
     def rendered(self, shape, render, ids):
         """[render(shown[rp]) for rp in ids], each kept per view
@@ -88,6 +91,19 @@ class Snapshot:
             if part is None:
                 part = kept[rp] = render(self.shown[rp])
             found.append(part)
+        return found
+
+    def derived(self, key, build):
+        """``build()``, kept under ``key`` for the life of this version
+        (it never changes): readers asking alike between two writes
+        build it once.  The caller's key says everything the value
+        depends on besides this version; the value must not be
+        changed."""
+        found = self._derived.get(key)
+        if found is None:
+            found = build()
+            if len(self._derived) < DERIVED:
+                self._derived[key] = found
         return found
 
     def rendered_without(self, provider_ids):
