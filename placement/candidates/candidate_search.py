@@ -118,7 +118,10 @@ def candidates(request, trees, breadth_first=False):
 def search_tree(request, tree):
     """The candidates anchored in ``tree`` (see the module docstring)."""
     options = _options(request, tree)
-    if options is None:
+    if options is None or request.isolate is not None \
+            and not request.isolate.enough(
+                [found for group, found in zip(request.groups, options)
+                 if not group.spread]):
         return
     state = search_state.SearchState(request, tree)
     count = len(options)

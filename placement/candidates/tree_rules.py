@@ -78,6 +78,13 @@ class Isolate:
         may serve one more."""
         return taken < self.slots
 
+    def enough(self, choices):
+        """Whether the suffixed groups' ``choices`` (per group, the
+        providers it may take) hold enough distinct providers to isolate
+        them all: a tree of one provider fails at once, before any
+        search (the flat computes of a request for two NUMA nodes)."""
+        return len(set().union(*choices)) * self.slots >= len(choices)
+
 
 class SameSubtree:
     """One ``same_subtree`` set: ``suffixes`` as the query names them,
