@@ -158,3 +158,28 @@ def test_weighed_candidates_answer_alike(world, placement_db, weighed, specs,
                        LATEST, weighed) == \
             _answer(database_source.DatabaseSource(conn), parsed, LATEST,
                     weighed)
+
+
+def test_the_roots_aggregates_count_for_the_unsuffixed_group(w, placement_db):
+    """A child serves the unsuffixed group with its root's aggregates
+    (required and forbidden alike), a suffixed group with its own: the
+    rule each source must apply the same way."""
+    w.add('root', aggs={'A'})
+    w.add('child', parent='root', inventory={'VCPU': 4})
+    aggregate = w.aggs['A'][1]
+    expected = {'resources=VCPU:1&member_of=' + aggregate: 1,
+                'resources=VCPU:1&member_of=!' + aggregate: 0,
+                'resources1=VCPU:1&member_of1=' + aggregate: 0,
+                'resources1=VCPU:1&member_of1=!' + aggregate: 1}
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        for query_string, count in expected.items():
+            parsed = query.parse_candidate_query(webob.multidict.MultiDict(
+                parse.parse_qsl(query_string)), LATEST)
+            answers = [stacks.list_candidates(where, parsed, LATEST,
+                                              placement_db.conf.placement)
+                       for where in (memory_source.MemorySource(snap, conn),
+                                     database_source.DatabaseSource(conn))]
+            assert [answer.count for answer in answers] == [count, count], \
+                query_string
+            assert answers[0].body == answers[1].body
