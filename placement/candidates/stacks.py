@@ -4,7 +4,9 @@ iterators): a new use is one more declaration, never a flag.
 
 The steps, and what each hands on:
 
-    read      the trees' rows, as a Plan says     reader.py, statements.py
+    read      the trees' rows, as a Plan says,    reader.py, from
+              from a source                       database_source.py or
+                                                  memory_source.py
     assemble  rows -> candidate_search.Tree       reader.RequestSearch.trees
     combine   trees -> candidates                 candidate_search.py
     weigh     candidates -> ordered by score      weigh.py, ranking.py
@@ -18,7 +20,9 @@ The uses:
     list      read(LIST) -> assemble -> combine -> limit -> render
     weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
               with a limit, bounds first, then read -> assemble -> combine
-              band by band as the weights need (ranking.py)
+              band by band as the weights need (ranking.py); list and
+              weighed read the worker's snapshot when it has one (source),
+              every other use the database
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
