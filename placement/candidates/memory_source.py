@@ -16,7 +16,6 @@ from placement.candidates import names as names_mod
 from placement.objects import figures
 
 
-
 class _Held(typing.NamedTuple):
     """What a provider has of a class it can serve: the inventory, its
     usage and free space (as the database's SQL computes it)."""
