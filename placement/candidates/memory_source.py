@@ -13,6 +13,7 @@ import typing
 from placement import microversions
 from placement.candidates import checks as checks_mod
 from placement.candidates import names as names_mod
+from placement.memory import indexes
 from placement.objects import figures
 
 
@@ -160,10 +161,8 @@ class MemoryRows:
         group = self.search.groups[index]
         snap = self.snap
         if roots is not None:
-            found = set()
-            for root in roots:
-                found.update(snap.indexes.trees.get(root, ()))
-            return self._group_rows(index, self._ordered(found))
+            return self._group_rows(index, self._ordered(
+                indexes.filed_under(snap.indexes.trees, roots)))
 
         def every_row():
             return self._group_rows(index, self._ordered(
@@ -281,8 +280,7 @@ class MemoryRows:
         snap = self.snap
         ids = snap.providers
         if roots is not None:
-            ids = [rp for root in roots
-                   for rp in snap.indexes.trees.get(root, ())]
+            ids = indexes.filed_under(snap.indexes.trees, roots)
         return [(snap.providers[rp].root_id, rp, snap.providers[rp].parent_id)
                 for rp in self._ordered(ids)]
 
@@ -315,10 +313,8 @@ class MemoryRows:
     def _of_classes(self, group):
         """The providers with an inventory of one of the group's
         classes."""
-        found = set()
-        for rc in group.spec.amounts:
-            found.update(self.snap.indexes.classes.get(rc, ()))
-        return found
+        return indexes.filed_under(self.snap.indexes.classes,
+                                   group.spec.amounts)
 
     def close(self):
         pass

@@ -87,13 +87,11 @@ class RequestSearch:
 
     def __init__(self, source, query, version, names, served, plan,
                  released=()):
-        self.source = source
         self.conn = source.conn
         self.released = released
         self.query = query
         self.version = version
         self.names = names
-        self.results = []
         # {rp: uuid} of every provider read: the answer is rendered as
         # candidates come.
         self.uuids = {}

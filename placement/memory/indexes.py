@@ -24,6 +24,14 @@ def _keys(snap_parts, rp):
             inventories.get(rp, {}).keys())
 
 
+def filed_under(index, keys):
+    """The providers ``index`` files under one of ``keys``."""
+    found = set()
+    for key in keys:
+        found.update(index.get(key, ()))
+    return found
+
+
 def build(parts):
     """The Indexes of a snapshot's (providers, inventories, usage,
     traits, aggregates)."""

@@ -5,6 +5,7 @@ The rules themselves are not written again: units and room are
 ``figures``' Python forms, and an unknown class or trait is the 400 of
 ``provider_filter``, worded there.
 """
+from placement.memory import indexes as indexes_mod
 from placement.objects import base
 from placement.objects import figures
 from placement.objects import provider_filter
@@ -58,25 +59,18 @@ def _rules(snap, dialect, name, uuid, in_tree, resources, traits,
         base.known_traits({n: n for n in traits.names()
                            if n in snap.trait_ids}, traits.names(),
                           provider_filter.UNKNOWN_REQUIRED_TRAIT)
-        within.extend(_any_of(indexes.traits, any_of)
+        within.extend(indexes_mod.filed_under(indexes.traits, any_of)
                       for any_of in traits.required)
         if traits.forbidden:
             rules.append(lambda rp: not snap.traits_of(rp) & traits.forbidden)
     if member_of:
-        within.extend(_any_of(indexes.aggregates, any_of)
+        within.extend(indexes_mod.filed_under(indexes.aggregates, any_of)
                       for any_of in member_of.required)
         if member_of.forbidden:
             rules.append(lambda rp: not (snap.aggregates_of(rp)
                                          & member_of.forbidden))
     return rules, within
 
-
-def _any_of(index, keys):
-    """The providers filed under one of ``keys``."""
-    found = set()
-    for key in keys:
-        found.update(index.get(key, ()))
-    return found
 
 
 def matching(snap, dialect, name=None, uuid=None, in_tree=None,
