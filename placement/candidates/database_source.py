@@ -13,6 +13,7 @@ import itertools
 import sqlalchemy as sa
 
 from placement import microversions
+from placement.candidates import census
 from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
@@ -77,6 +78,10 @@ class DatabaseSource:
 
     def rows(self, search, plan):
         return DatabaseRows(self.conn, search, plan)
+
+    def census(self, search):
+        """Explain's census.Census of ``search`` (a RequestSearch)."""
+        return census.of_database(self.conn, search)
 
     # -- what the summaries read beyond the rows ---------------------------
 

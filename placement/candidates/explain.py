@@ -2,9 +2,10 @@
 same checks, reader and combiner as the list itself.
 
 - Per group, every provider is counted at the first check of the group's
-  stack it fails: one statement (``census``) evaluates each check's own
-  condition per provider, with the figures the words need.  An empty
-  answer's summary (the INFO line) reuses the trees the list read.
+  stack it fails: the census (census.py, from the read step's source)
+  evaluates each check's own condition per provider, with the figures
+  the words need.  An empty answer's summary (the INFO line) reuses the
+  trees the list read.
 - Per tree, the combiner says where the tree drops out: the first group
   it has no option for (with the sharing providers it draws from),
   ``root_required``, or the combining of the groups (isolation,
@@ -17,152 +18,17 @@ same checks, reader and combiner as the list itself.
 - With ``candidate_order`` spread or pack, the weights of the first
   candidates of the answer's order, by the list's own weigh stage.
 """
-import dataclasses
 import itertools
 import typing
 
-import sqlalchemy as sa
-
 from placement.candidates import candidate_search
 from placement.candidates import checks as checks_mod
-from placement.candidates import layouts
 from placement.candidates import nearest as nearest_mod
-from placement.data import tables
-from placement.objects import figures
 
-RP = tables.resource_providers
-INV = tables.inventories
-
-# Checks per integer column of the census (well within 64-bit integers).
-MASK_BITS = 30
 # The weighed candidates an explanation lists, and the digits of their
 # scores.
 WEIGHED = 50
 SCORE_DIGITS = 4
-
-
-class Found(typing.NamedTuple):
-    """What a provider has of a class: free space and allocation units."""
-    free: float
-    min_unit: int
-    max_unit: int
-    step_size: int
-
-
-class Provider(typing.NamedTuple):
-    id: int
-    uuid: str
-    name: str
-    root: int
-
-
-@dataclasses.dataclass
-class Census:
-    """``providers`` {id: Provider}; per group suffix, the providers
-    failing some check {rp: {check index: Found or None}}; the roots
-    failing ``root_required``."""
-    providers: dict
-    failures: dict
-    root_failing: frozenset
-
-    def rooted(self, trees):
-        """The ``trees`` whose root passes ``root_required``, lazily."""
-        return (tree for tree in trees if tree.root not in self.root_failing)
-
-
-def census(conn, reading, query):
-    """Every provider through every check of the request: one statement,
-    each check's own condition a bit of its group's mask."""
-    names = reading.names
-    classes = sorted({rc for group in query.groups.values()
-                      for rc in group.resources})
-    joined = RP
-    inventories = {}
-    # Every provider is read: the usage of the classes is summed once,
-    # not looked up per inventory row.
-    usage = figures.usage_table((names.rc[rc] for rc in classes),
-                                reading.released)
-    for number, rc in enumerate(classes):
-        inv = INV.alias('inv_%d' % number)
-        used = usage.alias('used_%d' % number)
-        joined = joined.outerjoin(inv, sa.and_(
-            inv.c.resource_provider_id == RP.c.id,
-            inv.c.resource_class_id == names.rc[rc])).outerjoin(
-            used, sa.and_(
-                used.c.resource_provider_id == RP.c.id,
-                used.c.resource_class_id == names.rc[rc]))
-        inventories[rc] = (inv, used.c.used)
-    plain = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
-    root = checks_mod.root_required(query)
-    columns = [RP.c.id, RP.c.uuid, RP.c.name, RP.c.root_provider_id,
-               sa.true() if root is None else root.clause(names, plain)]
-    # Per group, the checks a provider passes as bits of a few integers
-    # (MASK_BITS each): summed in SQL, decoded once per distinct mask.
-    stacks = []
-    masks = []
-    for suffix, group in zip(query.groups, reading.groups):
-        stacks.append((suffix, group.stack))
-        starts = range(0, len(group.stack), MASK_BITS)
-        masks.append(len(starts))
-        for start in starts:
-            bits = sa.literal(0)
-            for bit, check in enumerate(
-                    group.stack[start:start + MASK_BITS]):
-                site = plain
-                if check.rc is not None:
-                    inv, used = inventories[check.rc]
-                    site = checks_mod.Site(
-                        RP.c.id, RP.c.root_provider_id, inventory=inv,
-                        used=used, amount=check.amount)
-                bits = bits + sa.case((check.clause(names, site), 1 << bit),
-                                      else_=0)
-            columns.append(bits)
-    for rc in classes:
-        inv, used = inventories[rc]
-        columns += [figures.free(inv, used), inv.c.min_unit, inv.c.max_unit,
-                    inv.c.step_size]
-    layout = layouts.CensusLayout(masks, classes)
-    providers = {}
-    failures = {suffix: {} for suffix in query.groups}
-    root_failing = set()
-    failing = {}      # (group number, mask): [(index, rc)] of failed checks
-    shared = {}       # the same, as the detail dict of a provider without
-    #                   any inventory of the classes asked (never changed)
-    result = conn.execute(sa.select(*columns).select_from(joined))
-    for row in result.cursor.fetchall():
-        provider = Provider(*layout.provider(row))
-        rp = provider.id
-        providers[rp] = provider
-        if not layout.root_passes(row):
-            root_failing.add(provider.root)
-        found = {rc: Found(float(free), *units)
-                 for rc, (free, *units) in layout.figures(row)}
-        for number, (suffix, stack) in enumerate(stacks):
-            mask = 0
-            for start, value in zip(range(0, len(stack), MASK_BITS),
-                                    layout.masks(row, number)):
-                mask |= int(value) << start
-            if mask == (1 << len(stack)) - 1:
-                continue
-            key = (number, mask)
-            failed = failing.get(key)
-            if failed is None:
-                failed = failing[key] = [
-                    (index, check.figures_class)
-                    for index, check in enumerate(stack)
-                    if not mask >> index & 1]
-            if not found:
-                detail = shared.get(key)
-                if detail is None:
-                    # Without an inventory of a class, only that is said.
-                    detail = shared[key] = {index: None
-                                            for index, rc in failed
-                                            if rc is None}
-            else:
-                detail = {index: found.get(rc) for index, rc in failed
-                          if rc is None or rc in found}
-            failures[suffix][rp] = detail
-    return Census(providers, failures, frozenset(root_failing))
 
 
 def cap(query, conf):

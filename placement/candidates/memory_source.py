@@ -11,6 +11,7 @@ start to end.
 import typing
 
 from placement import microversions
+from placement.candidates import census
 from placement.candidates import checks as checks_mod
 from placement.candidates import names as names_mod
 from placement.memory import indexes
@@ -89,6 +90,10 @@ class MemorySource:
 
     def rows(self, search, plan):
         return MemoryRows(self, search, plan)
+
+    def census(self, search):
+        """Explain's census.Census of ``search`` (a RequestSearch)."""
+        return census.of_snapshot(self.snap, search, self.dialect)
 
     # -- what the summaries read beyond the rows ---------------------------
 

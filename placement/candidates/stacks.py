@@ -12,7 +12,7 @@ The steps, and what each hands on:
     weigh     candidates -> ordered by score      weigh.py, ranking.py
     limit     the first N, or a random sample     pipeline.py
     render    candidates -> response JSON         render.py, summaries.py
-    census    providers -> the check each fails   explain.py
+    census    providers -> the check each fails   census.py, explain.py
     fill      trees -> instances placed in turn   filling.py, capacity.py
 
 The uses:
@@ -21,8 +21,8 @@ The uses:
     weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
               with a limit, bounds first, then read -> assemble -> combine
               band by band as the weights need (ranking.py); list and
-              weighed read the worker's snapshot when it has one (source),
-              every other use the database
+              weighed and explain read the worker's snapshot when it has
+              one (source), every other use the database
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -138,11 +138,9 @@ def list_candidates(where, query, version, conf):
     summaries = summaries_mod.summaries(where, reading, rendering.providers)
     answer = pipeline.Answer(rendering.finish(summaries), rendering.count)
     if kept is not None and kept.trees is not None \
-            and not query.root_required \
-            and isinstance(where, database_source.DatabaseSource):
+            and not query.root_required:
         # Without root_required the list read every tree explain would
-        # (band by band it may not have: explain reads them itself);
-        # explain reads the database, so not trees read from memory.
+        # (band by band it may not have: explain reads them itself).
         answer.unanswered = pipeline.Unanswered(reading, request, kept.trees)
     return answer
 
@@ -168,21 +166,20 @@ def _in_bands(reading, request, conf, limit):
     return bands.chosen()
 
 
-def explain(conn, query, version, conf, unanswered=None, released=()):
+def explain(where, query, version, conf, unanswered=None, released=()):
     """GET /allocation_candidates/explain: the JSON body for a parsed
-    CandidateQuery; ``unanswered`` is the list's pipeline.Unanswered when
-    it found nothing (its trees are not read again); ``released`` as
-    ``read`` takes it."""
+    CandidateQuery, read from ``where`` (``source``); ``unanswered`` is
+    the list's pipeline.Unanswered when it found nothing (its trees are
+    not read again); ``released`` as ``read`` takes it."""
     if unanswered is None:
-        reading = _from_database(EVERY_TREE)(conn, query, version,
-                                             released=released)
+        reading = read(where, query, version, EVERY_TREE, released=released)
         request = reading.request()
         trees = list(reading.trees())
         reading.close()
     else:
         reading, request, trees = (unanswered.reading, unanswered.request,
                                    unanswered.trees)
-    facts = explain_mod.census(conn, reading, query)
+    facts = where.census(reading)
     rules = tree_rules.stack(request, checks_mod.root_required(query))
     dropped, count = explain_mod.dropped(
         request, trees, facts, rules, explain_mod.cap(query, conf),
@@ -248,8 +245,9 @@ def claim(conn, request, version, conf):
             wanted = None
             continue
         if chosen is None:
-            raise claiming.no_fit(explain(conn, request.shape, version, conf,
-                                          released=released)['summary'])
+            raise claiming.no_fit(explain(
+                database_source.DatabaseSource(conn), request.shape, version,
+                conf, released=released)['summary'])
         writes = claiming.writes_fitting(conn, request, listing, chosen)
         if writes is not None:
             return claiming.write(conn, request, version, listing, chosen,

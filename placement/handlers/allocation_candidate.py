@@ -46,19 +46,26 @@ def explain_allocation_candidates(req):
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
     with gc_pause.collection_paused():
-        body = ctx.database.read(stacks.explain, parsed, version,
-                                 ctx.config.placement)
+        snap = ctx.snapshot()
+        body = ctx.database.read(_explain, ctx, parsed, version, snap)
     return responses.json_response(req, body)
+
+
+def _explain(conn, ctx, parsed, version, snap):
+    return stacks.explain(stacks.source(conn, snap, parsed), parsed, version,
+                          ctx.config.placement)
 
 
 def _search(conn, ctx, parsed, version, snap):
     """The candidates (from the worker's snapshot ``snap`` when there is
     one), and their absence explained in the log if so configured, in
     one read transaction."""
-    answer = stacks.list_candidates(stacks.source(conn, snap, parsed),
-                                    parsed, version, ctx.config.placement)
+    where = stacks.source(conn, snap, parsed)
+    answer = stacks.list_candidates(where, parsed, version,
+                                    ctx.config.placement)
     if not answer.count and ctx.config.placement.explain_empty_results:
-        _log_explanation(ctx, conn, parsed, version, answer.unanswered)
+        _log_explanation(ctx, conn, where, parsed, version,
+                         answer.unanswered)
     return answer
 
 
@@ -72,11 +79,11 @@ def _parse(req, rule):
     return ctx, version, query.parse_candidate_query(req.GET, version)
 
 
-def _log_explanation(ctx, conn, parsed, version, unanswered):
+def _log_explanation(ctx, conn, where, parsed, version, unanswered):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
-        summary = stacks.explain(conn, parsed, version,
+        summary = stacks.explain(where, parsed, version,
                                   ctx.config.placement,
                                   unanswered)['summary']
     except Exception:

@@ -4,7 +4,8 @@ written straight into the database (helpers.World).
 Fixed data sets, each with a rule that alone removes providers, check the
 counts, nearest misses and summaries exactly.  A hypothesis test compares
 the funnel of small random trees with an oracle reading World's mirror of
-the rows, and ``candidates`` with the length of the real answer.
+the rows (the census read from the database and from a snapshot alike),
+and ``candidates`` with the length of the real answer.
 """
 import hypothesis
 from hypothesis import strategies as st
@@ -16,8 +17,10 @@ from support.random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
 from placement.candidates import checks as checks_mod
 from placement.candidates import explain as explain_mod
+from placement.candidates import memory_source
 from placement.candidates import query
 from placement.candidates import stacks
+from placement.memory import snapshot
 
 
 # -- one rule at a time ------------------------------------------------------
@@ -325,11 +328,16 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
                                          microversions.MAX)
     with world.engine.connect() as conn:
-        source = stacks.source(conn, None, parsed)
-        reading = stacks.read(source, parsed, microversions.MAX,
+        database = stacks.source(conn, None, parsed)
+        reading = stacks.read(database, parsed, microversions.MAX,
                               stacks.EVERY_TREE)
-        facts = explain_mod.census(conn, reading, parsed)
+        facts = database.census(reading)
         reading.close()
+        # The snapshot's census, each check in its Python form: the same.
+        memory = memory_source.MemorySource(snapshot.load(conn), conn)
+        remembered = memory.census(stacks.read(
+            memory, parsed, microversions.MAX, stacks.EVERY_TREE))
+    assert remembered == facts
     by_id = {info['id']: info for info in world.providers.values()}
     for suffix, group in zip(parsed.groups, reading.groups):
         checks = group.stack
