@@ -2,16 +2,15 @@
 alike read at once (POST /capacity).
 
 A flavor list asks the same group statement of the same providers once
-per flavor, only the amounts differing.  One statement reads them all
-(``statements.group_statement``'s ``each``) and every shape takes its
-own rows from it.  The trees without a sharing provider in them are set
-apart on the way: the fill counts them from their rows, without
-building a tree of rows for each.
+per flavor, only the amounts differing.  One read gives them all (the
+source's ``of_shapes``; in SQL ``statements.group_statement``'s
+``each``) and every shape takes its own rows from it.  The trees
+without a sharing provider in them are set apart on the way: the fill
+counts them from their rows, without building a tree of rows for each.
 """
 import itertools
 
 from placement.candidates import filling
-from placement.candidates import lookup
 
 
 def group_key(group):
@@ -39,14 +38,9 @@ def alike(shapes):
 
 def read(readings):
     """Read the one group of ``readings`` (reader.RequestSearch values,
-    with ``rooms``, of shapes alike) in one statement.  {reading index:
-    (its own rows, filling.Apart of its trees set apart)}."""
-    first = readings[0]
-    group = first.groups[0]
-    stmt = first.rows.statement(
-        group, every_row=True,
-        each=[reading.groups[0].spec.amounts for reading in readings])
-    rows = lookup.fetch(first.conn, first.rows.every_tree(stmt))
+    with ``rooms``, of shapes alike) at once.  {reading index: (its own
+    rows, filling.Apart of its trees set apart)}."""
+    rows = list(readings[0].rows.of_shapes(readings))
     count = len(readings)
     return {index: _set_apart(reading, rows, index, count)
             for index, reading in enumerate(readings)}

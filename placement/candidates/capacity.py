@@ -22,20 +22,11 @@ import contextlib
 import dataclasses
 import heapq
 
-import sqlalchemy as sa
-
 from placement import errors
 from placement.candidates import alike as alike_mod
 from placement.candidates import changes
 from placement.candidates import filling
-from placement.candidates import lookup
 from placement.candidates import stranded as stranded_mod
-from placement.data import tables
-
-RP = tables.resource_providers
-RPA = tables.resource_provider_aggregates
-AGG = tables.placement_aggregates
-_ROOT_RPA = RPA.alias('root_rpa')
 
 
 @dataclasses.dataclass
@@ -46,21 +37,20 @@ class Counted:
     classes: dict
 
 
-def count(conn, shapes, version, read, changed=None):
+def count(where, shapes, version, read, changed=None):
     """{'shapes': {name: answer}, 'stranded': {class: amount},
     'stranded_elsewhere': {class: amount}} of ``shapes`` {name:
     query.CandidateQuery} at microversion ``version`` (api-ref/capacity.md
-    defines the figures); ``read`` is the stack's read step (see
-    stacks.count_capacity); ``changed``: the changes.Changed to count
-    with, if any."""
-    readings, counted = _counted(conn, shapes, version, read,
-                                 changed=changed)
+    defines the figures), read from ``where`` (the read step's source)
+    by ``read``, the stack's read step (see stacks.count_capacity);
+    ``changed``: the changes.Changed to count with, if any."""
+    readings, counted = _counted(shapes, version, read, changed=changed)
     roots = sorted({root for shape in counted.values()
                     for root, fits in shape.filled.fits.items() if fits})
-    providers = _providers(conn, roots)
+    providers = where.labels(roots)
     if changed is not None:
         providers.update(changed.names())
-    memberships, pinned = _pinned_counts(conn, shapes, readings, counted,
+    memberships, pinned = _pinned_counts(where, shapes, readings, counted,
                                          roots, version, read, changed)
     classes = {}
     for shape in counted.values():
@@ -68,8 +58,8 @@ def count(conn, shapes, version, read, changed=None):
     scoped = {name: stranded_mod.scopes(reading)
               for name, reading in readings.items()}
     everyone = [scope for found in scoped.values() for scope in found]
-    total, within = stranded_mod.free(conn, classes,
-                                      {**scoped, None: everyone}, changed)
+    total, within = where.free_space(classes, {**scoped, None: everyone},
+                                     changed)
     answers = {name: _answer(
         shape, providers, _per_aggregate(shape, memberships, pinned[name]),
         stranded_mod.split(total, within[name], [shape.filled],
@@ -82,14 +72,14 @@ def count(conn, shapes, version, read, changed=None):
             'stranded_elsewhere': elsewhere}
 
 
-def _counted(conn, shapes, version, read, served=None, changed=None):
+def _counted(shapes, version, read, served=None, changed=None):
     """({name: reader.RequestSearch}, {name: Counted}) of ``shapes``,
     those alike read at once; ``served`` as ``_reading`` takes it,
     ``changed`` as ``_fill``."""
     readings = {}
     for name, query in shapes.items():
         with named(name):
-            readings[name] = _reading(read, conn, query, version, served)
+            readings[name] = _reading(read, query, version, served)
         served = readings[name].served
     alike = {}
     for names in alike_mod.alike(shapes):
@@ -114,11 +104,11 @@ def named(name):
                                 code=error.code) from None
 
 
-def _reading(read, conn, query, version, served):
+def _reading(read, query, version, served):
     """The RequestSearch of one shape by the ``read`` step (and the
     sharing providers ``served``, when another shape read them)."""
     # Every tree is read: ``limit`` only cuts the providers listed.
-    return read(conn, dataclasses.replace(query, limit=None), version,
+    return read(dataclasses.replace(query, limit=None), version,
                 served=served)
 
 
@@ -146,7 +136,7 @@ def _fill(reading, limit, rows, apart, roots=None, changed=None):
                    classes)
 
 
-def _pinned_counts(conn, shapes, readings, counted, roots, version, read,
+def _pinned_counts(where, shapes, readings, counted, roots, version, read,
                    changed):
     """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
     sharing providers and trees the shapes draw on, {name: {aggregate
@@ -160,10 +150,10 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read,
     for found in served_by.values():
         for rp, (root, anchors) in found.items():
             drawn.update(anchors, (rp, root))
-    memberships = _aggregates(conn, sorted(drawn))
+    memberships = where.memberships(sorted(drawn))
     if changed is not None:
         memberships = changed.memberships(memberships)
-    loose = _loose_aggregates(conn) if pinnable else set()
+    loose = where.loose_aggregates() if pinnable else set()
     served = next(iter(readings.values())).served
     pinned = {name: {} for name in shapes}
     for name in pinnable:
@@ -177,7 +167,7 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read,
             again = _refilled(served_by[name], memberships, uuid)
             if changed is not None:
                 again = changed.with_copies(again)
-            filled = _fill(_reading(read, conn, _pinned(shapes[name], uuid),
+            filled = _fill(_reading(read, _pinned(shapes[name], uuid),
                                     version, served),
                            None, None, None, sorted(again), changed).filled
             pinned[name][uuid] = (
@@ -187,7 +177,7 @@ def _pinned_counts(conn, shapes, readings, counted, roots, version, read,
     # Where trees outside the aggregate have providers in it, each is
     # counted whole, as more shapes (those of one family pinned to one
     # aggregate are read at once, as alike shapes are).
-    _, whole = _counted(conn, {
+    _, whole = _counted({
         (name, uuid): _pinned(shapes[name], uuid)
         for name in pinnable for uuid in sorted(loose)}, version, read,
         served, changed)
@@ -303,42 +293,3 @@ def _answer(shape, providers, aggregates, stranded):
         'stranded': left,
         'stranded_elsewhere': elsewhere,
     }
-
-
-def _providers(conn, roots):
-    """{root: (uuid, name)}."""
-    if not roots:
-        return {}
-    wanted = set(roots)
-    return {rp: (uuid, name) for rp, uuid, name in lookup.rows_for(
-        conn, sa.select(RP.c.id, RP.c.uuid, RP.c.name), wanted, RP.c.id)
-        if rp in wanted}
-
-
-def _aggregates(conn, rps):
-    """{provider: [aggregate uuid, ...]} of the providers ``rps``."""
-    found = {}
-    if not rps:
-        return found
-    wanted = set(rps)
-    for rp, uuid in lookup.rows_for(
-            conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
-            .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
-            wanted, RPA.c.resource_provider_id):
-        if rp in wanted:
-            found.setdefault(rp, []).append(uuid)
-    return found
-
-
-def _loose_aggregates(conn):
-    """{uuid} of the aggregates holding a provider whose root they do not
-    hold: pinned to one, a tree outside it may serve the unsuffixed group
-    from that provider."""
-    root_in = sa.exists().where(
-        _ROOT_RPA.c.resource_provider_id == RP.c.root_provider_id,
-        _ROOT_RPA.c.aggregate_id == RPA.c.aggregate_id)
-    return {uuid for uuid, in conn.execute(
-        sa.select(AGG.c.uuid).distinct()
-        .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)
-                     .join(RP, RP.c.id == RPA.c.resource_provider_id))
-        .where(RP.c.id != RP.c.root_provider_id, ~root_in))}

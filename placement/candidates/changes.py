@@ -176,8 +176,8 @@ class Applied:
         new = None
         self.found = self.rooms = {}
         if copies:
-            new = changed.read_new(reading.conn, reading.query,
-                                   reading.version, served=reading.served)
+            new = changed.read_new(reading.query, reading.version,
+                                   served=reading.served)
             self.found = {tree.root: tree for tree in new.trees(
                 roots=sorted({copy.like for copy in copies}))}
             new.close()

@@ -18,6 +18,7 @@ from placement.candidates import checks as checks_mod
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
 from placement.candidates import statements
+from placement.candidates import stranded
 from placement.data import tables
 from placement.objects import base
 from placement.objects import figures
@@ -27,6 +28,7 @@ INV = tables.inventories
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 TRAITS = tables.traits
+AGG = tables.placement_aggregates
 
 # With a limit, the first page read from MySQL or PostgreSQL: the trees
 # of this many root ids per candidate asked for, of at least PAGE.
@@ -53,6 +55,15 @@ _ROOTS = sa.select(sa.func.min(RP.c.root_provider_id),
                    sa.func.max(RP.c.root_provider_id))
 # The providers of an answer, whose trees are summarized (built once).
 _INNER = RP.alias('inner')
+# The aggregates holding a provider whose root they do not hold.
+_ROOT_RPA = RPA.alias('root_rpa')
+_LOOSE = (
+    sa.select(AGG.c.uuid).distinct()
+    .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)
+                 .join(RP, RP.c.id == RPA.c.resource_provider_id))
+    .where(RP.c.id != RP.c.root_provider_id, ~sa.exists().where(
+        _ROOT_RPA.c.resource_provider_id == RP.c.root_provider_id,
+        _ROOT_RPA.c.aggregate_id == RPA.c.aggregate_id)))
 
 
 class DatabaseSource:
@@ -142,6 +153,41 @@ class DatabaseSource:
                 found.append(names[trait])
         return traits
 
+    # -- what the capacity count reads beyond the rows ---------------------
+
+    def labels(self, rps):
+        """{rp: (uuid, name)} of the providers ``rps``."""
+        if not rps:
+            return {}
+        wanted = set(rps)
+        return {rp: (uuid, name) for rp, uuid, name in lookup.rows_for(
+            self.conn, sa.select(RP.c.id, RP.c.uuid, RP.c.name), wanted,
+            RP.c.id) if rp in wanted}
+
+    def memberships(self, rps):
+        """{rp: [aggregate uuid, ...]} of the providers ``rps``."""
+        found = {}
+        if not rps:
+            return found
+        wanted = set(rps)
+        for rp, uuid in lookup.rows_for(
+                self.conn, sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
+                .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id)),
+                wanted, RPA.c.resource_provider_id):
+            if rp in wanted:
+                found.setdefault(rp, []).append(uuid)
+        return found
+
+    def loose_aggregates(self):
+        """{uuid} of the aggregates holding a provider whose root they do
+        not hold."""
+        return {uuid for uuid, in lookup.fetch(self.conn, _LOOSE)}
+
+    def free_space(self, classes, scoped, changed=None):
+        """stranded.free: the free space of ``classes``, in all and within
+        the scopes of each key of ``scoped``, as ``changed`` says."""
+        return stranded.free(self.conn, classes, scoped, changed)
+
 
 class DatabaseRows:
     """The rows of one reader.RequestSearch read as its ``plan`` says:
@@ -209,6 +255,15 @@ class DatabaseRows:
         if self.root_filter is not None:
             stmt = stmt.where(self.root_filter)
         return stmt
+
+    def of_shapes(self, readings):
+        """The rows of the one group of ``readings`` (RequestSearch values
+        of shapes alike but for their amounts, this one's the first) in
+        one statement (statements.group_statement's ``each``)."""
+        stmt = self.statement(
+            self.search.groups[0], every_row=True,
+            each=[reading.groups[0].spec.amounts for reading in readings])
+        return lookup.fetch(self.conn, self.every_tree(stmt))
 
     def roots_passing(self, roots):
         """Those of the root ids ``roots`` that root_required admits."""

@@ -105,7 +105,6 @@ class Shapes:
     all place in."""
 
     def __init__(self, conn, changed, read):
-        self.conn = conn
         self.changed = changed
         self.read = read
         self.roots = _roots(conn, changed)
@@ -118,7 +117,7 @@ class Shapes:
         key = repr(query)
         if key not in self._read:
             shape = _Shape(self.read(
-                self.conn, dataclasses.replace(query, limit=None), VERSION,
+                dataclasses.replace(query, limit=None), VERSION,
                 served=self._served), self.changed, self.roots, self.free)
             self._served = shape.served
             self._read[key] = shape

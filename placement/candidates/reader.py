@@ -124,6 +124,7 @@ class RequestSearch:
         self._folded = 0
         # {rp: root} of the rows read, for the weigh stage and explain.
         self.roots = {}
+        self.plan = plan
         self.limited = query.limit is not None and plan.stops_early
         self.allocated = plan.allocated
         for group in (self.groups[index] for index in self.reading):

@@ -6,7 +6,8 @@ The steps, and what each hands on:
 
     read      the trees' rows, as a Plan says,    reader.py, from
               from a source                       database_source.py or
-                                                  memory_source.py
+                                                  memory_source.py and
+                                                  memory_rows.py
     assemble  rows -> candidate_search.Tree       reader.RequestSearch.trees
     combine   trees -> candidates                 candidate_search.py
     weigh     candidates -> ordered by score      weigh.py, ranking.py
@@ -20,9 +21,9 @@ The uses:
     list      read(LIST) -> assemble -> combine -> limit -> render
     weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
               with a limit, bounds first, then read -> assemble -> combine
-              band by band as the weights need (ranking.py); list and
-              weighed and explain read the worker's snapshot when it has
-              one (source), every other use the database
+              band by band as the weights need (ranking.py); list,
+              weighed, explain and capacity read the worker's snapshot
+              when it has one (source), what if and claim the database
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -84,12 +85,13 @@ AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                      rooms=True, allocated=False)
 
 
-def source(conn, snap, query):
-    """Where the list of ``query`` reads: the worker's snapshot ``snap``
-    (when loaded, and when it answers as the database would), else the
+def source(conn, snap, *queries):
+    """Where a use reads ``queries``: the worker's snapshot ``snap`` (when
+    loaded, and when it answers each as the database would), else the
     database in ``conn``'s transaction."""
-    if snap is None or not memory_source.answers(snap, query,
-                                                 conn.dialect.name):
+    if snap is None or not all(
+            memory_source.answers(snap, query, conn.dialect.name)
+            for query in queries):
         return database_source.DatabaseSource(conn)
     return memory_source.MemorySource(snap, conn)
 
@@ -106,12 +108,11 @@ def read(where, query, version, plan, served=None, released=()):
                                 released)
 
 
-def _from_database(plan):
-    """The read step by ``plan`` from the database, as the uses that read
-    only there call it: with a connection."""
-    def read_from(conn, query, version, served=None, released=()):
-        return read(database_source.DatabaseSource(conn), query, version,
-                    plan, served, released)
+def _reading_by(where, plan):
+    """The read step by ``plan`` from ``where``, as the uses reading
+    several queries call it."""
+    def read_from(query, version, served=None, released=()):
+        return read(where, query, version, plan, served, released)
     return read_from
 
 
@@ -200,23 +201,26 @@ def explain(where, query, version, conf, unanswered=None, released=()):
                             weighed, conf)
 
 
-def count_capacity(conn, shapes, version):
+def count_capacity(where, shapes, version):
     """GET and POST /capacity: capacity.count of ``shapes`` {name:
-    CandidateQuery}, each read by the ROOMS plan."""
-    return capacity_mod.count(conn, shapes, version, _from_database(ROOMS))
+    CandidateQuery} from ``where`` (``source``), each read by the ROOMS
+    plan."""
+    return capacity_mod.count(where, shapes, version,
+                              _reading_by(where, ROOMS))
 
 
 def what_if(conn, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
     ``shapes`` as changed, with the evacuation's and N+1's answers when
     asked."""
-    rooms = _from_database(ROOMS)
-    changed = changes.resolve(conn, asked, _from_database(AS_NEW))
+    where = database_source.DatabaseSource(conn)
+    rooms = _reading_by(where, ROOMS)
+    changed = changes.resolve(conn, asked, _reading_by(where, AS_NEW))
     moved = None
     if asked.evacuate:
         changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
                                              rooms)
-    answer = capacity_mod.count(conn, shapes, version, rooms, changed)
+    answer = capacity_mod.count(where, shapes, version, rooms, changed)
     if moved is not None:
         answer['evacuation'] = moved
     if asked.survive:
@@ -259,8 +263,8 @@ def _best_first(conn, query, version, conf, released):
     """The claims.Listing of the candidates of ``query`` (its ``limit``
     first, if any) in the order ``conf`` names, as the list orders
     them, the allocations of ``released`` counted as free."""
-    reading = _from_database(_list_plan(conf))(conn, query, version,
-                                               released=released)
+    reading = read(database_source.DatabaseSource(conn), query, version,
+                   _list_plan(conf), released=released)
     request = reading.request()
     found, _ = _in_order(query, reading, request, conf)
     # A candidate's rows are read by the time it comes: its root is known.

@@ -4,11 +4,13 @@ of a class the shapes request, split by whether a shape's filters let it
 draw on that inventory at all.
 
 A shape's *scopes* say which inventories it may draw on: per request
-group with amounts, its classes and the clause of its filters (tree,
-aggregates, traits a provider must have itself, ``root_required``), the
-very checks its statement reads with, but not the resource checks: an
-inventory too small for one more instance is still within the shape's
-reach, and its free space is what the shape strands.
+group with amounts, its classes and its filters (tree, aggregates,
+traits a provider must have itself, ``root_required``), the very checks
+its rows are read with, but not the resource checks: an inventory too
+small for one more instance is still within the shape's reach, and its
+free space is what the shape strands.  The database sums the free space
+in one statement (``free``), a snapshot in Python (``free_in``), each
+scope asked in the matching form (``Scope.clause``, ``Scope.holds``).
 """
 import math
 import typing
@@ -24,36 +26,56 @@ INV = tables.inventories
 RP = tables.resource_providers
 
 
+_SITE = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
+
+
 class Scope(typing.NamedTuple):
     """What one group with amounts may draw on: its ``classes`` (rc ids)
-    from the providers of ``clause`` (None: every provider);
-    ``named_tree``: it names a tree (in_tree), which no copy a what-if
-    adds is in."""
+    from the providers passing its ``filters`` (checks, keyed by
+    ``names``) whose root passes ``root`` (a checks.RootRequired, or
+    None), or that are among the sharing providers ``served`` (they
+    serve other trees whatever their own root is); ``named_tree``: it
+    names a tree (in_tree), which no copy a what-if adds is in."""
     classes: frozenset
-    clause: object
+    filters: tuple
+    names: object
+    root: object
+    served: frozenset
     named_tree: bool
+
+    def everywhere(self):
+        """Whether it takes every provider."""
+        return not self.filters and self.root is None
+
+    def clause(self):
+        """Its providers as an SQL condition on RP (None: every one)."""
+        clauses = [check.clause(self.names, _SITE) for check in self.filters]
+        if self.root is not None:
+            clauses.append(sa.or_(self.root.clause(self.names, _SITE),
+                                  RP.c.id.in_(sorted(self.served))))
+        return sa.and_(*clauses) if clauses else None
+
+    def holds(self, snap, rp, root):
+        """Whether provider ``rp`` of the tree of ``root`` is one of its
+        providers, in a snapshot."""
+        return all(check.passes(self.names, snap, rp, root)
+                   for check in self.filters) and (
+            self.root is None or rp in self.served
+            or self.root.passes(self.names, snap, root))
 
 
 def scopes(reading):
     """[Scope] of a reader.RequestSearch, one per group with amounts."""
-    site = checks_mod.Site(RP.c.id, RP.c.root_provider_id)
-    root = None
-    if reading.rows.root_filter is not None:
-        # Sharing providers serve other trees whatever their own root is.
-        root = sa.or_(reading.rows.root_filter,
-                      RP.c.id.in_(sorted(reading.served)))
-    found = []
-    for group, asked in zip(reading.groups, reading.query.groups.values()):
-        if not group.spec.amounts:
-            continue
-        clauses = [check.clause(reading.names, site) for check in
-                   checks_mod.filters(group.stack, group.spec.spread)]
-        if root is not None:
-            clauses.append(root)
-        found.append(Scope(frozenset(group.spec.amounts),
-                           sa.and_(*clauses) if clauses else None,
-                           bool(asked.in_tree)))
-    return found
+    root = checks_mod.root_required(reading.query)
+    if not reading.plan.root_filtered:
+        root = None
+    served = frozenset(reading.served)
+    return [Scope(frozenset(group.spec.amounts),
+                  tuple(checks_mod.filters(group.stack, group.spec.spread)),
+                  reading.names, root, served, bool(asked.in_tree))
+            for group, asked in zip(reading.groups,
+                                    reading.query.groups.values())
+            if group.spec.amounts]
 
 
 def free(conn, classes, scoped, changed=None):
@@ -69,7 +91,7 @@ def free(conn, classes, scoped, changed=None):
     usage = figures.usage_table(classes)
     room = figures.free(INV, usage.c.used)
     filtered = [key for key, found in scoped.items()
-                if any(scope.clause is not None for scope in found)]
+                if not all(scope.everywhere() for scope in found)]
     stmt = _summed(room, scoped, filtered).select_from(
         INV.join(RP, RP.c.id == INV.c.resource_provider_id)
         .outerjoin(usage, sa.and_(
@@ -91,6 +113,28 @@ def free(conn, classes, scoped, changed=None):
     return total, {key: within.get(key, total) for key in scoped}
 
 
+def free_in(snap, classes, scoped, dialect):
+    """``free`` of a snapshot version, without changes."""
+    filtered = [key for key, found in scoped.items()
+                if not all(scope.everywhere() for scope in found)]
+    total = {}
+    within = {key: {} for key in filtered}
+    for rc in classes:
+        for rp in sorted(snap.indexes.classes.get(rc, ())):
+            inventory = snap.inventories[rp][rc]
+            room = max(figures.room_in_sql(
+                inventory.total, inventory.reserved,
+                inventory.allocation_ratio, snap.usage.get(rp, {}).get(rc),
+                dialect), 0)
+            total[rc] = total.get(rc, 0) + room
+            root = snap.providers[rp].root_id
+            for key in filtered:
+                if any(rc in scope.classes and scope.holds(snap, rp, root)
+                       for scope in scoped[key]):
+                    within[key][rc] = within[key].get(rc, 0) + room
+    return total, {key: within.get(key, total) for key in scoped}
+
+
 def _summed(room, scoped, filtered, by=(), copies=False):
     """The statement summing ``room`` (counted 0 where negative) per
     class, and within the scopes of each key of ``filtered`` (``copies``
@@ -107,9 +151,9 @@ def _within(scopes, copies=False):
     tree an in_tree names)."""
     return sa.or_(sa.false(), *(
         INV.c.resource_class_id.in_(sorted(scope.classes))
-        if scope.clause is None else
+        if scope.everywhere() else
         sa.and_(INV.c.resource_class_id.in_(sorted(scope.classes)),
-                scope.clause)
+                scope.clause())
         for scope in scopes if not (copies and scope.named_tree)))
 
 

@@ -19,7 +19,8 @@ def show_capacity(req):
     version = negotiation.get(req)
     validation.validate_query(req, schema.QUERY.at(version))
     shape = query.parse_candidate_query(req.GET, version)
-    body = shapes.count(ctx.database, {'': shape}, version)
+    body = shapes.count(ctx.database, {'': shape}, version,
+                        snap=ctx.snapshot())
     return responses.json_response(req, body['shapes'][''])
 
 
@@ -33,5 +34,7 @@ def count_shapes(req):
     data = validation.extract_json(req, schema.SHAPES)
     parsed = shapes.parse_all(data['shapes'], version)
     asked = shapes.parse_changes(data)
-    return responses.json_response(req, shapes.count(ctx.database, parsed,
-                                                     version, asked))
+    # A what-if reads the database (the consumers it moves are there).
+    snap = ctx.snapshot() if asked is None else None
+    return responses.json_response(req, shapes.count(
+        ctx.database, parsed, version, asked, snap))

@@ -81,11 +81,17 @@ def parse_changes(data):
                    for consumer, shape in data.get('shapes_of', {}).items()})
 
 
-def count(database, parsed, version, asked=None):
+def count(database, parsed, version, asked=None, snap=None):
     """The capacity count's answer for ``parsed`` shapes, in one read;
-    as changed by ``asked`` (a changes.Asked), if given."""
+    as changed by ``asked`` (a changes.Asked), if given; from the
+    worker's snapshot ``snap`` when there is one and nothing changes."""
     # The engine runs once per shape, with as many small objects.
     with gc_pause.collection_paused():
         if asked is not None:
             return database.read(stacks.what_if, parsed, version, asked)
-        return database.read(stacks.count_capacity, parsed, version)
+        return database.read(_counted, parsed, version, snap)
+
+
+def _counted(conn, parsed, version, snap):
+    return stacks.count_capacity(
+        stacks.source(conn, snap, *parsed.values()), parsed, version)

@@ -6,10 +6,12 @@ API to either server: compute roots with NUMA-like children and PF-like
 grandchildren, sharing providers, traits and aggregates at every level,
 awkward ratios and units, and consumers, some filling providers nearly
 full.  Random writes follow, and after each the same random
-GET /allocation_candidates at microversions 1.10 to 1.39, and its
-explanation, must answer alike on both: status and body bytes (an
-error's without its request id).  Bytes, not sorted candidates: with the default configuration
-(``randomize_allocation_candidates`` off) the order is part of the answer.
+GET /allocation_candidates at microversions 1.10 to 1.39, its
+explanation and GET /capacity must answer alike on both: status and
+body bytes (an error's without its request id).  Bytes, not sorted
+candidates: with the default configuration
+(``randomize_allocation_candidates`` off) the order is part of the
+answer.
 """
 import random
 import uuid
@@ -303,16 +305,16 @@ def _query(rng, cloud, version):
 
 
 def _compare(left, right, cloud, counts, queries=8):
-    """``queries`` random queries alike on both servers, each answered
-    and explained; ``counts`` of the statuses seen, and of answers with
-    candidates."""
+    """``queries`` random queries alike on both servers, each answered,
+    explained and counted (GET /capacity); ``counts`` of the statuses
+    seen, and of answers with candidates."""
     for _ in range(queries):
         version = cloud.rng.choice(VERSIONS)
         params = _query(cloud.rng, cloud, version)
         one, _ = snapshot_pair.same(
             left, right, '/allocation_candidates', version, params=params)
-        snapshot_pair.same(left, right, '/allocation_candidates/explain',
-                           version, params=params)
+        for url in ('/allocation_candidates/explain', '/capacity'):
+            snapshot_pair.same(left, right, url, version, params=params)
         counts[one.status_code] = counts.get(one.status_code, 0) + 1
         if one.status_code == 200 and one.json()['allocation_requests']:
             counts['found'] = counts.get('found', 0) + 1

@@ -1,6 +1,9 @@
-"""GET /allocation_candidates read from a snapshot against the same read
-from the database, below HTTP, on random clouds: every group's rows and
-the whole answer, byte for byte, default and weighed orders."""
+"""GET /allocation_candidates, its explanation and the capacity count
+read from a snapshot against the same reads from the database, below
+HTTP, on random clouds: every group's rows and the whole answers, byte
+for byte, default and weighed orders."""
+import dataclasses
+
 import hypothesis
 from hypothesis import strategies as st
 import pytest
@@ -183,3 +186,58 @@ def test_the_roots_aggregates_count_for_the_unsuffixed_group(w, placement_db):
             assert [answer.count for answer in answers] == [count, count], \
                 query_string
             assert answers[0].body == answers[1].body
+
+
+def _counted(where, shapes):
+    try:
+        return stacks.count_capacity(where, shapes, LATEST)
+    except errors.PlacementError as exc:
+        return exc.status, exc.detail
+
+
+def _explained(where, parsed, conf):
+    try:
+        return stacks.explain(where, parsed, LATEST, conf)
+    except errors.PlacementError as exc:
+        return exc.status, exc.detail
+
+
+@random_clouds.over_http(40)
+@hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
+                           max_size=7),
+                  st.lists(request_st, min_size=1, max_size=3),
+                  st.integers(1, 3))
+def test_capacity_and_explain_answer_alike(world, placement_db, specs,
+                                           drawn, times):
+    """GET and POST /capacity (the shapes, and a copy of the first asking
+    ``times`` as much: shapes alike are read at once) and the
+    explanation of each shape, from either source."""
+    world.clear()
+    names = world.add_random(specs)
+    conf = placement_db.conf.placement
+    shapes = {}
+    for number, request in enumerate(drawn):
+        params = webob.multidict.MultiDict(parse.parse_qsl(
+            _query_string(world, names, request)))
+        try:
+            shapes['s%d' % number] = query.parse_candidate_query(params,
+                                                                 LATEST)
+        except errors.PlacementError:
+            continue
+    if not shapes:
+        return
+    first = next(iter(shapes.values()))
+    shapes['more'] = dataclasses.replace(first, groups={
+        suffix: dataclasses.replace(group, resources={
+            rc: amount * times for rc, amount in group.resources.items()})
+        for suffix, group in first.groups.items()})
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        sources = (memory_source.MemorySource(snap, conn),
+                   database_source.DatabaseSource(conn))
+        in_memory, in_database = (_counted(where, shapes)
+                                  for where in sources)
+        assert in_memory == in_database
+        for parsed in shapes.values():
+            assert _explained(sources[0], parsed, conf) == \
+                _explained(sources[1], parsed, conf)
