@@ -36,7 +36,7 @@ from bench.common import serving
 from bench.common.cloud import Cloud
 from bench.commands.mix import traffic
 from bench.commands.swap import audit
-from bench.commands.swap.fleet import Fleet
+from bench.commands.swap.fleet import Fleet, environ
 
 UPSTREAM_VENV = os.environ.get(
     'PLACEMENT_UPSTREAM_VENV',
@@ -73,13 +73,15 @@ class SwapMix(traffic.Mix):
 
 def create_schema(db_url, workdir, config_file):
     """Upstream's db sync, then this service's: the revision must stay."""
-    env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)
     revisions = []
-    for manage in (os.path.join(UPSTREAM_VENV, 'bin', 'placement-manage'),
-                   os.path.join(os.path.dirname(sys.executable),
-                                'placement-manage')):
+    for kind, manage in (
+            ('upstream', os.path.join(UPSTREAM_VENV, 'bin',
+                                      'placement-manage')),
+            ('ours', os.path.join(os.path.dirname(sys.executable),
+                                  'placement-manage'))):
         proc = subprocess.run([manage, '--config-file', config_file, 'db',
-                               'sync'], cwd=workdir, env=env,
+                               'sync'], cwd=workdir,
+                              env=environ(kind, workdir),
                               capture_output=True, text=True)
         if proc.returncode:
             raise web.BenchError('%s db sync: %s'
