@@ -14,7 +14,8 @@ Writers that do not record changes (upstream placement during a rolling
 swap, SQL by hand) are caught by figures every write moves: at most every
 ``FLEET_CHECK_SECONDS`` the database's are compared with the snapshot's,
 in the same transaction, and the snapshot is loaded again when they
-differ.  That bounds how long such a write goes unseen.
+differ.  So a read that begins more than ``FLEET_CHECK_SECONDS`` after
+such a write committed sees it.
 """
 import copy
 import logging
@@ -34,7 +35,8 @@ FLEET_CHECK_SECONDS = 1.0
 class _State(typing.NamedTuple):
     cursor: object
     snapshot: snapshot.Snapshot
-    # When the snapshot's figures last matched the database's.
+    # When the transaction whose figures last matched the snapshot's
+    # began (time.monotonic()).
     checked: float
 
 
@@ -57,8 +59,8 @@ class Source:
             self._start_loading()
             return None
         with self._lock:
-            self._state = self._database.read_primary(self._looked_again,
-                                                      self._state)
+            self._state = self._database.read_primary(
+                self._looked_again, self._state, time.monotonic())
             return self._state.snapshot
 
     def _start_loading(self):
@@ -71,7 +73,8 @@ class Source:
 
     def _load(self):
         try:
-            state = self._database.read_primary(self._loaded)
+            state = self._database.read_primary(self._loaded,
+                                                time.monotonic())
             with self._lock:
                 self._state = state
             LOG.info('snapshot loaded: %d providers',
@@ -81,30 +84,34 @@ class Source:
         finally:
             self._loading = False
 
-    def _loaded(self, conn):
+    def _loaded(self, conn, began):
         """The whole cloud: the cursor starts before the tables are read,
         so what commits in between is read again."""
         cursor = feed.Cursor(self._gap_seconds)
         cursor.start(conn)
-        return _State(cursor, snapshot.load(conn), time.monotonic())
+        return _State(cursor, snapshot.load(conn), began)
 
-    def _looked_again(self, conn, state):
+    def _looked_again(self, conn, state, began):
+        # ``began`` is taken before the transaction, so every write
+        # committed before it is in what this one reads: a time taken
+        # after the reading would count a write committed meanwhile as
+        # checked, and leave it unseen for another FLEET_CHECK_SECONDS.
+
         # A copy: this transaction may fail and run again.
         cursor = copy.deepcopy(state.cursor)
         changes = cursor.poll(conn)
         if changes.reload:
-            return self._loaded(conn)
+            return self._loaded(conn, began)
         snap = state.snapshot
         if changes.providers or changes.names:
             snap = snapshot.changed(conn, snap, changes.providers,
                                     changes.names)
         checked = state.checked
-        now = time.monotonic()
-        if now - checked >= FLEET_CHECK_SECONDS:
+        if began - checked >= FLEET_CHECK_SECONDS:
             if snapshot_rows.fingerprint(conn) != snap.fingerprint():
                 LOG.warning('the database changed without a record in the '
                             'change feed (upstream placement or SQL by '
                             'hand): loading the snapshot again')
-                return self._loaded(conn)
-            checked = now
+                return self._loaded(conn, began)
+            checked = began
         return _State(cursor, snap, checked)

@@ -13,7 +13,10 @@ Measured: requests that failed as the clients saw them (5xx or no
 answer), acknowledged writes missing or different at the end, writes
 nobody acknowledged in the database, over-commit on the providers with
 the kind of node that served the write that crossed capacity, and the
-rest of the database against a copy taken before the mix.
+rest of the database against a copy taken before the mix.  With
+``--read-source snapshot`` this service's nodes read from memory, and
+while the fleet is mixed their answers are compared with the
+database's past the fleet check's bound (reads.py).
 
     bench/run swap --computes 10000 --node-hold 60
 
@@ -36,7 +39,9 @@ from bench.common import serving
 from bench.common.cloud import Cloud
 from bench.commands.mix import traffic
 from bench.commands.swap import audit
-from bench.commands.swap.fleet import Fleet
+from bench.commands.swap import reads
+from bench.commands.swap.fleet import Fleet, environ
+from bench.common import sources
 
 UPSTREAM_VENV = os.environ.get(
     'PLACEMENT_UPSTREAM_VENV',
@@ -52,6 +57,8 @@ class SwapMix(traffic.Mix):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.calls = []
+        # Held while reads from memory are compared (reads.py).
+        self.writes = reads.WriteGate()
 
     def change_inventory(self, record):
         # Reserved amounts are left alone: raising one over allocations
@@ -62,6 +69,12 @@ class SwapMix(traffic.Mix):
             1, total // 2)
 
     def call(self, op, method, path, body=None):
+        if op not in WRITES:
+            return self._logged(op, method, path, body)
+        with self.writes.passing():
+            return self._logged(op, method, path, body)
+
+    def _logged(self, op, method, path, body):
         sent = time.monotonic()
         status, payload = super().call(op, method, path, body)
         headers = self.http.local.headers
@@ -73,13 +86,15 @@ class SwapMix(traffic.Mix):
 
 def create_schema(db_url, workdir, config_file):
     """Upstream's db sync, then this service's: the revision must stay."""
-    env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)
     revisions = []
-    for manage in (os.path.join(UPSTREAM_VENV, 'bin', 'placement-manage'),
-                   os.path.join(os.path.dirname(sys.executable),
-                                'placement-manage')):
+    for kind, manage in (
+            ('upstream', os.path.join(UPSTREAM_VENV, 'bin',
+                                      'placement-manage')),
+            ('ours', os.path.join(os.path.dirname(sys.executable),
+                                  'placement-manage'))):
         proc = subprocess.run([manage, '--config-file', config_file, 'db',
-                               'sync'], cwd=workdir, env=env,
+                               'sync'], cwd=workdir,
+                              env=environ(kind, workdir),
                               capture_output=True, text=True)
         if proc.returncode:
             raise web.BenchError('%s db sync: %s'
@@ -103,14 +118,17 @@ def run(args, workdir):
     if db.backend == 'sqlite':
         raise web.BenchError(
             'the swap needs a database server (--db-url)')
+    # Upstream's nodes read the same file and ignore read_source.
     config_file = serving.write_conf(
-        os.path.join(workdir, 'placement.conf'), db.url, sync=False)
+        os.path.join(workdir, 'placement.conf'), db.url, sync=False,
+        extra=sources.SNAPSHOT if args.read_source == 'snapshot' else '')
     low, high = (int(p) for p in args.port_range.split('-'))
-    fleet = Fleet(workdir, config_file, UPSTREAM_VENV,
-                  args.workers,
-                  serving.free_ports(4, low, high),
-                  args.haproxy)
-    result = {'load_start': sample_load(), 'computes': args.computes}
+    ports = serving.free_ports(5, low, high)
+    fleet = Fleet(workdir, config_file, UPSTREAM_VENV, args.workers,
+                  ports[:4], args.haproxy)
+    result = {'load_start': sample_load(), 'computes': args.computes,
+              'read_source': args.read_source}
+    comparison = None
     began = time.monotonic()
     db.create()
     try:
@@ -125,7 +143,14 @@ def run(args, workdir):
         web.log('  three upstream nodes up in %.0f s'
                 % (time.monotonic() - began))
         mix = SwapMix(cloud, traffic.Http(fleet.haproxy.port), args, None)
-        result.update(drive(fleet, mix, args))
+        if args.read_source == 'snapshot':
+            comparison = reads.Comparison(workdir, db.url, ports[4], fleet,
+                                          mix, WRITES)
+            comparison.start()
+        result.update(drive(fleet, mix, args, comparison))
+        if comparison is not None:
+            comparison.stop()
+            result['snapshot_reads'] = comparison.result(workdir)
         result['load_end'] = sample_load()
         result['haproxy'] = {
             name: {key: row[key] for key in ('wretr', 'wredis', 'econ',
@@ -140,14 +165,18 @@ def run(args, workdir):
         fleet.stop()
         for node in fleet.nodes:
             node.kill()
+        if comparison is not None:
+            comparison.reference.kill()
         if args.keep:
             web.log('kept database %s' % db.name)
         else:
             db.drop()
 
 
-def drive(fleet, mix, args):
-    """The mix through HAProxy while the phases swap the nodes."""
+def drive(fleet, mix, args, comparison):
+    """The mix through HAProxy while the phases swap the nodes; with a
+    ``comparison``, a round of it at the end of each hold of a mixed
+    fleet."""
     mix.start()
     started = time.monotonic()
     phases = []
@@ -161,6 +190,8 @@ def drive(fleet, mix, args):
                 web.log('  %s: %s is %s (%s)' % (
                     label, node.name, kind, '/'.join(fleet.kinds())))
                 time.sleep(args.node_hold)
+                if comparison is not None and comparison.mixed():
+                    comparison.round()
             phase['end'] = time.monotonic()
             phases.append(phase)
     finally:
@@ -184,6 +215,11 @@ def add_arguments(parser):
                         or '/usr/sbin/haproxy')
     parser.add_argument('--workers', type=int, default=2,
                         help='worker processes per node')
+    parser.add_argument('--read-source', choices=('database', 'snapshot'),
+                        default='database',
+                        help="this service's [placement] read_source; with "
+                        'snapshot, its answers under the mixed fleet are '
+                        'compared with the database\'s (reads.py)')
     # Upstream cannot serve the 300 s refresh of the mix at 10,000
     # computes on 2 cores.
     traffic.add_schedule_arguments(

@@ -193,7 +193,8 @@ def passed(result):
             and len(set(result['revisions'])) == 1
             and all(swap['graceful'] for swap in result['swaps'])
             and not [item for item in result['overcommit']
-                     if item['blame'] == 'ours'])
+                     if item['blame'] == 'ours']
+            and not result.get('snapshot_reads', {}).get('mismatches'))
 
 
 def report(result):
@@ -236,6 +237,15 @@ def report(result):
                      result['consumers_without_allocations']))
     lines.append('tables changed besides the mix\'s own writes: %s'
                  % (result['changed_tables'] or 'none'))
+    reads = result.get('snapshot_reads')
+    if reads:
+        lines.append(
+            'reads from memory under the mixed fleet, in %d rounds: %d '
+            'compared with the database\'s past the %.1f s bound, %d '
+            'different %s; snapshots loaded again on the fleet check: %d'
+            % (len(reads['rounds']), reads['compared'], reads['bound_s'],
+               len(reads['mismatches']), reads['mismatches'][:5],
+               reads['fleet_check_reloads']))
     blamed = collections.Counter(item['blame']
                                  for item in result['overcommit'])
     lines.append('over-committed provider classes: %d %s' % (

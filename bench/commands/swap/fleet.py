@@ -151,6 +151,15 @@ def _no_control_socket(gunicorn):
     return ['--no-control-socket'] if '--no-control-socket' in usage else []
 
 
+def environ(kind, config_dir):
+    """The environment of a server or command of ``kind``: upstream's
+    without PYTHONPATH, which may name this checkout (its tests run so)."""
+    env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=config_dir)
+    if kind == 'upstream':
+        env.pop('PYTHONPATH', None)
+    return env
+
+
 class Node:
     """One API node: a gunicorn server whose kind can change."""
 
@@ -165,6 +174,7 @@ class Node:
         self.workers = workers
         self.kind = None
         self.proc = None
+        self.starts = 0
         # [kind, serving from, serving until or None]
         self.spells = []
 
@@ -186,10 +196,11 @@ class Node:
         self.wait_ready()
 
     def spawn(self, kind):
-        env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=os.path.dirname(
-            self.config_file))
-        self.log_path = log_path = os.path.join(self.workdir,
-                                                '%s.log' % kind)
+        env = environ(kind, os.path.dirname(self.config_file))
+        # A log per start, so that it tells this start's workers apart.
+        self.starts += 1
+        self.log_path = log_path = os.path.join(
+            self.workdir, '%s-%d.log' % (kind, self.starts))
         # In its own directory, so that upstream's gunicorn does not import
         # this repository's placement package.
         with open(log_path, 'ab') as log:
@@ -211,9 +222,12 @@ class Node:
                 pass
             time.sleep(0.2)
         self.kill()
+        raise FleetError('%s %s did not start:\n%s' % (
+            self.name, self.kind, self.log_tail()))
+
+    def log_tail(self, chars=3000):
         with open(self.log_path, errors='replace') as log:
-            raise FleetError('%s %s did not start:\n%s' % (
-                self.name, self.kind, log.read()[-3000:]))
+            return log.read()[-chars:]
 
     def stop(self):
         """SIGTERM to the gunicorn master, which lets the workers finish
