@@ -17,7 +17,9 @@ Measured, after one warm-up call:
   all of them).
 
 Wall time and CPU time of this process (the database server's CPU is
-not in the latter on MariaDB and PostgreSQL).
+not in the latter on MariaDB and PostgreSQL).  With ``--read-source
+snapshot`` the count reads the app's snapshot, loaded once the cloud is
+written (what-ifs read the database either way).
 
 With ``--what-if``, the POST /capacity measured also takes 40 flat
 compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
@@ -26,9 +28,9 @@ compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
 1,000 flat nodes (an aggregate of their own, each holding 10 such
 consumers): ``survive`` over that aggregate.
 
-Usage: ``bench/run capacity [--db-url URL]
-[--repeats 3] [--sample 500] [--what-if] [--n-plus-one]``; a server URL (as the tests'
-PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
+Usage: ``bench/run capacity [--db-url URL] [--repeats 3] [--sample 500]
+[--what-if] [--n-plus-one] [--read-source snapshot]``; a server URL (as
+the tests' PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
 compare two versions of the code on one cloud, ``--database URL`` uses
 that database as it is (seeding it when it has no provider) and keeps
 it, and ``--capacity-only`` skips os-capacity's method; the md5 of the
@@ -53,6 +55,7 @@ from placement.web import deploy
 from bench.common import serving
 from bench.common import cloud
 from bench.common import scratch
+from bench.common import sources
 
 HEADERS = {'x-auth-token': 'admin', 'accept': 'application/json',
            'content-type': 'application/json',
@@ -260,6 +263,8 @@ def add_arguments(parser):
     parser.add_argument('--capacity-only', action='store_true')
     parser.add_argument('--what-if', action='store_true')
     parser.add_argument('--n-plus-one', action='store_true')
+    parser.add_argument('--read-source', choices=['database', 'snapshot'],
+                        default='database')
 
 
 def main(args):
@@ -292,6 +297,11 @@ def measure(args, workdir):
             out = drained(conn) if args.what_if else None
             lost = rack(conn) if args.n_plus_one else None
         engine.dispose()
+        if args.read_source == 'snapshot':
+            # A new app: its workers' snapshot loads the cloud as written.
+            app = sources.loaded_app(os.path.join(workdir, 'snapshot.conf'),
+                                     url)
+            logging.getLogger().setLevel(logging.WARNING)
         named = shapes(az_uuids)
         body = {'shapes': named}
         if out is not None:
@@ -302,7 +312,8 @@ def measure(args, workdir):
         runs = [call(app, 'POST', '/capacity', body)
                 for _ in range(args.repeats)]
         answer = runs[-1][2]
-        print('backend: %s' % sa.engine.make_url(url).get_backend_name())
+        print('backend: %s, read from the %s' % (
+            sa.engine.make_url(url).get_backend_name(), args.read_source))
         print('capacity, 20 shapes: wall %.2f s (min %.2f), CPU %.2f s' % (
             statistics.median(run[0] for run in runs),
             min(run[0] for run in runs),

@@ -3,9 +3,16 @@ this service reading its snapshot (``read_source = snapshot``) and,
 with ``--upstream-venv``, upstream, started one after another on one
 database written once (by SQL, see ``cloud``)."""
 import contextlib
+import logging
 import re
 import tempfile
+import threading
 import time
+
+import webob
+
+from placement.config import conf as placement_conf
+from placement.web import deploy
 
 from bench.common import serving
 from bench.common import web
@@ -76,3 +83,41 @@ def wait_loaded(server, clients, workers):
             return
         time.sleep(0.2)
     raise web.BenchError('snapshots not loaded:\n' + server.log_tail())
+
+
+class _Loaded(logging.Handler):
+    """Set when an in-process app logs its snapshot loaded."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.event = threading.Event()
+
+    def emit(self, record):
+        if record.getMessage().startswith('snapshot loaded'):
+            self.event.set()
+
+
+def loaded_app(path, url):
+    """An in-process app reading its snapshot (its configuration written
+    to ``path``, on the migrated database ``url``), once loaded."""
+    conf = placement_conf.load(config_files=[serving.write_conf(
+        path, url, sync=False, extra=SNAPSHOT)])
+    loaded = _Loaded()
+    log = logging.getLogger('placement.memory.source')
+    log.addHandler(loaded)
+    level = log.level
+    log.setLevel(logging.INFO)
+    try:
+        app = deploy.loadapp(conf)
+        deadline = time.monotonic() + LOADED_TIMEOUT
+        # A worker not sure of the change feed at start loads at its
+        # first request.
+        while not loaded.event.wait(0.2):
+            if time.monotonic() > deadline:
+                raise web.BenchError('the snapshot was not loaded')
+            webob.Request.blank('/resource_providers?name=none', headers={
+                'x-auth-token': 'admin'}).get_response(app)
+    finally:
+        log.removeHandler(loaded)
+        log.setLevel(level)
+    return app
