@@ -358,8 +358,10 @@ def _translate_db_errors(engine):
     """Driver errors of ``engine`` as the service's errors.
 
     The driver's own exceptions are caught too: when a connection dies
-    while it is handed back to the pool (its isolation level being reset),
-    they escape SQLAlchemy's wrapping.
+    while its isolation level is set (after the pool's ping) or reset
+    (handed back to the pool), they escape SQLAlchemy's wrapping.  Its
+    dialect still tells a lost connection, which a read may run again on
+    a fresh one, from a refused one.
     """
     dialect = engine.dialect.name
     try:
@@ -368,7 +370,8 @@ def _translate_db_errors(engine):
         _raise_translated(dialect, exc.orig, exc.connection_invalidated)
         raise
     except engine.dialect.loaded_dbapi.Error as exc:
-        _raise_translated(dialect, exc, False)
+        _raise_translated(dialect, exc,
+                          engine.dialect.is_disconnect(exc, None, None))
         raise
 
 

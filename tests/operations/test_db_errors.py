@@ -87,6 +87,33 @@ def test_read_that_keeps_losing_is_unavailable_never_a_conflict(server_db):
         server_db.read(raise_on, _code(server_db, 'deadlock'))
 
 
+def test_read_whose_connection_ends_as_it_begins_runs_again(server_db):
+    """A pooled connection the server ends after the pool's ping, while
+    the read sets its isolation level (MySQL's reads on the primary): the
+    driver's error escapes SQLAlchemy's wrapping, and yet, a connection
+    lost, the read runs again on a fresh one."""
+    if server_db.dialect != 'mysql':
+        pytest.skip('only MySQL sets an isolation level as a read begins')
+    admin = sa.create_engine(server_db.engine.url,
+                             isolation_level='AUTOCOMMIT')
+    ended = []
+
+    def end_the_first(conn):
+        if not ended:
+            ended.append(conn.connection.dbapi_connection.thread_id())
+            with admin.connect() as other:
+                other.exec_driver_sql('KILL %d' % ended[0])
+
+    sa.event.listen(server_db.engine, 'engine_connect', end_the_first)
+    try:
+        assert server_db.read_primary(
+            lambda conn: conn.exec_driver_sql('SELECT 1').scalar()) == 1
+    finally:
+        sa.event.remove(server_db.engine, 'engine_connect', end_the_first)
+        admin.dispose()
+    assert ended
+
+
 def test_sqlite_busy_is_unavailable(tmp_path):
     path = str(tmp_path / 'busy.sqlite')
     holder = sqlite3.connect(path, isolation_level=None)

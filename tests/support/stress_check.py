@@ -90,7 +90,7 @@ def summary(label, load, check):
             'deletes=%d '
             'no_candidates=%d direct_claims=%d inventory_writes=%d/%d '
             'requests=%d over_committed_providers=%d wrong_consumers=%d '
-            'seed=%s' % (
+            'reads_checked=%d stale_reads=%d seed=%s' % (
                 label, figures['claims'], figures['acknowledged'],
                 figures['refused_409'], figures['concurrent_409'],
                 figures['5xx'], figures['503'],
@@ -99,4 +99,5 @@ def summary(label, load, check):
                 figures['direct_claims'], figures['inventory_ok'],
                 figures['inventory_writes'], figures['requests'],
                 len({o[0] for o in check.over_committed}),
-                len(check.wrong), load.seed))
+                len(check.wrong), figures['reads_checked'],
+                figures['stale_reads'], load.seed))

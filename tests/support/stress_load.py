@@ -58,6 +58,11 @@ class _Client(threading.Thread):
     """One scheduler-like client; it only ever touches its own consumers,
     so the state it expects for them is exact."""
 
+    # The answers a correct service gives each operation, but for 503.
+    expected = {'candidates': {200}, 'read': {200}, 'delete': {204},
+                'claim': {204, 409}, 'move': {204, 409},
+                'inventories': {200}, 'inventory': {200, 409}}
+
     def __init__(self, load, index):
         super().__init__(name='stress-client-%d' % index, daemon=True)
         self.load = load
@@ -69,7 +74,14 @@ class _Client(threading.Thread):
         self.outcomes = []
         self.held = {}          # consumer -> allocations it certainly holds
         self.fallbacks = 0
+        # Reads compared with what this client knows, and those that
+        # disagreed (stale answers).
+        self.reads_checked = 0
         self.read_mismatches = []
+
+    def prepare(self):
+        """What must be in place before any client starts: nothing, for
+        most clients."""
 
     def run(self):
         with httpx.Client(base_url=self.url, headers=HEADERS,
@@ -85,10 +97,12 @@ class _Client(threading.Thread):
                     self.claim()
                 done += 1
 
-    def _call(self, op, method, url, **kwargs):
+    def _call(self, op, method, url, via=None, **kwargs):
+        """``method url`` through ``via`` (an httpx client; by default
+        the client's own), recorded as an ``Outcome`` of ``op``."""
         started = time.monotonic()
         try:
-            response = self.http.request(method, url, **kwargs)
+            response = (via or self.http).request(method, url, **kwargs)
         except httpx.TransportError as exc:
             self.outcomes.append(Outcome(op, None, started, time.monotonic(),
                                          detail=repr(exc)))
@@ -175,6 +189,7 @@ class _Client(threading.Thread):
         if response is None or response.status_code != 200:
             return None
         body = response.json()
+        self.reads_checked += 1
         if state_of(body['allocations']) != state_of(self.held[consumer]):
             self.read_mismatches.append((consumer, body))
         # Absent when a lagging replica does not show the consumer yet.
@@ -243,11 +258,14 @@ class Load:
     Each runs ``ops`` operations (claim / move / release), or until
     ``stop()`` when ``ops`` is None; ``duration`` bounds the run either way.
     With ``operator`` one more client toggles an inventory meanwhile, until
-    the last of the others is done.
+    the last of the others is done; so do the ``companions``, more client
+    classes (built as ``cls(load, index)``, e.g.
+    ``stress_fresh.FreshReads``).
     """
 
     def __init__(self, url, dataset, clients=20, ops=12, duration=40.0,
-                 timeout=60.0, fallback=True, seed=None, operator=False):
+                 timeout=60.0, fallback=True, seed=None, operator=False,
+                 companions=()):
         self.urls = [url] if isinstance(url, str) else list(url)
         self.dataset = dataset
         self.ops = ops
@@ -259,8 +277,9 @@ class Load:
         self._counts = collections.Counter()
         self._lock = threading.Lock()
         self.clients = [_Client(self, i) for i in range(clients)]
-        self.operator = (_Operator(self, clients)
-                         if operator and dataset.toggled else None)
+        kinds = [_Operator] if operator and dataset.toggled else []
+        self.companions = [kind(self, clients + i) for i, kind in
+                           enumerate(kinds + list(companions))]
 
     def count(self, name):
         with self._lock:
@@ -274,9 +293,11 @@ class Load:
 
     @property
     def _threads(self):
-        return self.clients + ([self.operator] if self.operator else [])
+        return self.clients + self.companions
 
     def start(self):
+        for thread in self._threads:
+            thread.prepare()
         self.started = time.monotonic()
         for thread in self._threads:
             thread.start()
@@ -288,9 +309,9 @@ class Load:
     def wait(self):
         for client in self.clients:
             client.join(self.duration + 2 * self.timeout)
-        self.stop()     # the operator runs until the clients are done
-        if self.operator:
-            self.operator.join(2 * self.timeout)
+        self.stop()     # the companions run until the clients are done
+        for companion in self.companions:
+            companion.join(2 * self.timeout)
         assert not any(t.is_alive() for t in self._threads), 'clients hung'
         return self
 
@@ -304,7 +325,7 @@ class Load:
     @property
     def ledger(self):
         merged = Ledger()
-        for client in self.clients:
+        for client in self._threads:
             merged.states.update(client.ledger.states)
         return merged
 
@@ -312,16 +333,13 @@ class Load:
         """Answers a correct service never gives under this load: anything
         but success, a 409 refusal or (when the database is away) a 503 with
         a proper error document."""
-        expected = {'candidates': {200}, 'read': {200}, 'delete': {204},
-                    'claim': {204, 409}, 'move': {204, 409},
-                    'inventories': {200}, 'inventory': {200, 409}}
-        return [o for o in self.outcomes
+        return [o for t in self._threads for o in t.outcomes
                 if not o.clear or (o.status not in (None, 503)
-                                   and o.status not in expected[o.op])]
+                                   and o.status not in t.expected[o.op])]
 
     @property
     def read_mismatches(self):
-        return [m for c in self.clients for m in c.read_mismatches]
+        return [m for c in self._threads for m in c.read_mismatches]
 
     def figures(self):
         """Counts by operation and status, for the summary line."""
@@ -351,6 +369,8 @@ class Load:
             'inventory_writes': sum(o.op == 'inventory' for o in outcomes),
             'inventory_ok': sum(o.op == 'inventory' and o.status == 200
                                 for o in outcomes),
+            'reads_checked': sum(c.reads_checked for c in self._threads),
+            'stale_reads': len(self.read_mismatches),
         }
 
 

@@ -11,9 +11,11 @@ import shutil
 import tempfile
 import uuid
 
+import httpx
 import sqlalchemy as sa
 
 from support import helpers
+from support import snapshot_pair
 
 VERSION = 'placement 1.39'
 HEADERS = dict(helpers.ADMIN_HEADERS, **{'openstack-api-version': VERSION})
@@ -59,6 +61,41 @@ class Service:
     def urls(self):
         return [server.url for server in self.servers]
 
+    def wait_loaded(self, workers):
+        """Until every worker of every API process has its snapshot
+        loaded (read_source = snapshot)."""
+        for server in self.servers:
+            with httpx.Client(base_url=server.url, headers=HEADERS,
+                              timeout=30) as http:
+                snapshot_pair.wait_loaded(http, server, workers)
+
+    def drop_connections(self):
+        """End, from the database server's side, every connection to the
+        service's database but the one asking: as a server-side timeout,
+        a proxy or an operator would.  How many it ended."""
+        url = sa.engine.make_url(self.db_url)
+        engine = sa.create_engine(url, isolation_level='AUTOCOMMIT')
+        try:
+            with engine.connect() as conn:
+                if url.get_backend_name() == 'postgresql':
+                    return len(conn.execute(sa.text(
+                        'SELECT pg_terminate_backend(pid) '
+                        'FROM pg_stat_activity WHERE datname = :db '
+                        'AND pid <> pg_backend_pid()'),
+                        {'db': url.database}).all())
+                ids = conn.execute(sa.text(
+                    'SELECT id FROM information_schema.processlist '
+                    'WHERE db = :db AND id <> CONNECTION_ID()'),
+                    {'db': url.database}).scalars().all()
+                for connection_id in ids:
+                    try:
+                        conn.exec_driver_sql('KILL %d' % connection_id)
+                    except sa.exc.OperationalError:
+                        pass    # it ended on its own meanwhile
+                return len(ids)
+        finally:
+            engine.dispose()
+
 
 def _with_server(url, server_url):
     """``url`` (a database URL) on the host and port of ``server_url``."""
@@ -70,7 +107,7 @@ def _with_server(url, server_url):
 
 @contextlib.contextmanager
 def service(backend, workers, query=None, server_url=None, nodes=(),
-            replica_url=None, extra_config=''):
+            replica_url=None, extra_config='', source='database'):
     """A fresh database on ``backend`` and placement-api on it.
 
     ``query`` adds URL query parameters for the service's connections
@@ -79,7 +116,8 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
     more servers of the same cluster (Galera nodes): each gets an API
     process of its own.  ``replica_url`` is a replica server every API
     process reads from (``slave_connection``).  ``extra_config`` is added
-    to every process's placement.conf.
+    to every process's placement.conf.  ``source``: where the
+    processes read from (``[placement] read_source``).
     """
     workdir = tempfile.mkdtemp(prefix='placement-stress-')
     database = helpers.TestDatabase(backend, workdir, server_url=server_url)
@@ -90,7 +128,8 @@ def service(backend, workers, query=None, server_url=None, nodes=(),
             url = sa.engine.make_url(url).update_query_dict(
                 query).render_as_string(hide_password=False)
         extra = ('slave_connection = %s\n' % _with_server(url, replica_url)
-                 if replica_url else '') + extra_config
+                 if replica_url else '')
+        extra += '[placement]\nread_source = %s\n' % source + extra_config
         # The first process migrates the database; the others, started
         # once it has, find it ready.
         for index, node in enumerate([None, *nodes]):
