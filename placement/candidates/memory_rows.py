@@ -114,12 +114,14 @@ class MemoryRows:
         providers of ``ids`` passing the group's filters and able to serve
         one of its classes (any provider passing them, for a group
         without amounts)."""
-        classes = self._class_checks(group)
-        decide = self._decider()
+        classes = self._class_checks([group])
+        decide = self._decider(classes)
         for rp, root, traits, held, usage in self._filtered(group, ids,
                                                             every_root):
-            found = [decide(checks, rc, held.get(rc), usage)
-                     for rc, checks in classes]
+            found = []
+            for at, (rc, _) in enumerate(classes):
+                one, passes = decide(at, held.get(rc), usage)
+                found.append(one if passes[0] else None)
             if classes and not any(found):
                 continue
             yield rp, root, traits, found
@@ -132,19 +134,20 @@ class MemoryRows:
         class mask that of any, one class mask per shape at the end."""
         group = self.search.groups[0]
         layout = group.layout
-        shapes = [self._class_checks(reading.groups[0])
-                  for reading in readings]
-        decide = self._decider()
+        classes = self._class_checks([reading.groups[0]
+                                      for reading in readings])
+        decide = self._decider(classes)
+        count = len(readings)
         for rp, root, traits, held, usage in self._filtered(
                 group, self._ordered(self._of_classes(group))):
-            fits = []
-            found = [None] * len(group.spec.amounts)
-            for classes in shapes:
-                mine = [decide(checks, rc, held.get(rc), usage)
-                        for rc, checks in classes]
-                fits.append(_fit(mine))
-                for at, one in enumerate(mine):
-                    found[at] = found[at] or one
+            fits = [0] * count
+            found = []
+            for at, (rc, _) in enumerate(classes):
+                one, passes = decide(at, held.get(rc), usage)
+                for shape, passed in enumerate(passes):
+                    if passed:
+                        fits[shape] |= 1 << at
+                found.append(one if any(passes) else None)
             if not any(fits):
                 continue
             yield layout.row((root, rp, traits, _fit(found)), layout.parts([
@@ -153,34 +156,39 @@ class MemoryRows:
                     (one.room, one.inventory.max_unit))
                 for one in found]), -1, None) + tuple(fits)
 
-    def _class_checks(self, group):
-        """[(rc id, [its resource checks])] of ``group``, in its order."""
+    def _class_checks(self, groups):
+        """[(rc id, [per group its resource checks of the class])] of
+        ``groups`` (GroupSearch values asking the same classes), in their
+        order."""
         rc_names = self.search.names.rc_names
-        return [(rc, [check for check in group.stack
-                      if check.rc == rc_names[rc]])
-                for rc in group.spec.amounts]
+        return [(rc, [[check for check in group.stack
+                       if check.rc == rc_names[rc]] for group in groups])
+                for rc in groups[0].spec.amounts]
 
-    def _decider(self):
-        """decide(checks, rc, inventory, usage): the _Held of the
-        inventory when it passes ``checks`` (None without one, or when it
-        fails), decided once per distinct (checks, rc, inventory, used):
+    def _decider(self, classes):
+        """decide(at, inventory, usage): (the _Held of ``inventory``, of
+        the ``at``-th class of ``classes`` (as _class_checks gives them),
+        whether it passes each group's checks), (None, none passing)
+        without one.  Decided once per distinct (class, inventory, used):
         inventories alike are one object in a snapshot."""
         dialect = self.dialect
         decided = {}
+        missing = (None, (False,) * len(classes[0][1]) if classes else ())
 
-        def decide(checks, rc, inventory, usage):
+        def decide(at, inventory, usage):
             if inventory is None:
-                return None
+                return missing
+            rc, per_group = classes[at]
             used = usage.get(rc)
-            key = (id(checks), rc, inventory, used)
-            found = decided.get(key, False)
-            if found is False:
-                found = decided[key] = _Held(
-                    inventory, used, figures.room_in_sql(
+            key = (at, id(inventory), used)
+            found = decided.get(key)
+            if found is None:
+                found = decided[key] = (
+                    _Held(inventory, used, figures.room_in_sql(
                         inventory.total, inventory.reserved,
-                        inventory.allocation_ratio, used, dialect)) if all(
-                            check.fits(inventory, used, dialect)
-                            for check in checks) else None
+                        inventory.allocation_ratio, used, dialect)),
+                    tuple(all(check.fits(inventory, used, dialect)
+                              for check in checks) for checks in per_group))
             return found
         return decide
 

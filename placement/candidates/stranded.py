@@ -117,6 +117,13 @@ def free_in(snap, classes, scoped, dialect):
     """``free`` of a snapshot version, without changes."""
     filtered = [key for key, found in scoped.items()
                 if not all(scope.everywhere() for scope in found)]
+    # Shapes alike share scopes: each distinct one is asked once per
+    # provider, when a key needs it.
+    distinct = list(dict.fromkeys(scope for key in filtered
+                                  for scope in scoped[key]))
+    at = {scope: index for index, scope in enumerate(distinct)}
+    asked = {key: [(scope.classes, at[scope]) for scope in scoped[key]]
+             for key in filtered}
     total = {}
     within = {key: {} for key in filtered}
     for rc in classes:
@@ -128,10 +135,16 @@ def free_in(snap, classes, scoped, dialect):
                 dialect), 0)
             total[rc] = total.get(rc, 0) + room
             root = snap.providers[rp].root_id
+            holds = [None] * len(distinct)
             for key in filtered:
-                if any(rc in scope.classes and scope.holds(snap, rp, root)
-                       for scope in scoped[key]):
-                    within[key][rc] = within[key].get(rc, 0) + room
+                for scope_classes, index in asked[key]:
+                    if rc not in scope_classes:
+                        continue
+                    if holds[index] is None:
+                        holds[index] = distinct[index].holds(snap, rp, root)
+                    if holds[index]:
+                        within[key][rc] = within[key].get(rc, 0) + room
+                        break
     return total, {key: within.get(key, total) for key in scoped}
 
 
