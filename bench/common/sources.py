@@ -18,6 +18,10 @@ from bench.common import serving
 from bench.common import web
 
 SNAPSHOT = '[placement]\nread_source = snapshot\n'
+# A request every worker answers from its snapshot (on MySQL a name
+# filter is read from the database): one loads the snapshot if the
+# worker has not started to.
+POKE = '/resource_providers?uuid=00000000-0000-0000-0000-000000000000'
 LOADED_TIMEOUT = 600
 
 
@@ -75,7 +79,7 @@ def wait_loaded(server, clients, workers):
     first request)."""
     deadline = time.monotonic() + LOADED_TIMEOUT
     while time.monotonic() < deadline:
-        clients.get().get('/resource_providers?name=none')
+        clients.get().get(POKE)
         with open(server.log_path, errors='replace') as log:
             loaded = set(re.findall(r' (\d+) INFO \S+ snapshot loaded',
                                     log.read()))
@@ -115,7 +119,7 @@ def loaded_app(path, url):
         while not loaded.event.wait(0.2):
             if time.monotonic() > deadline:
                 raise web.BenchError('the snapshot was not loaded')
-            webob.Request.blank('/resource_providers?name=none', headers={
+            webob.Request.blank(POKE, headers={
                 'x-auth-token': 'admin'}).get_response(app)
     finally:
         log.removeHandler(loaded)
