@@ -90,6 +90,10 @@ class DatabaseSource:
     def rows(self, search, plan):
         return DatabaseRows(self.conn, search, plan)
 
+    def lost(self):
+        """Whether the connection died (a read then answers 503)."""
+        return self.conn.invalidated
+
     def census(self, search):
         """Explain's census.Census of ``search`` (a RequestSearch)."""
         return census.of_database(self.conn, search)

@@ -40,14 +40,12 @@ def answers(snap, query, dialect):
 
 
 class MemorySource:
-    """The snapshot ``snap`` as the read step's source; ``conn``: the
-    request's transaction, which the uses reading the database go on
-    with."""
+    """The snapshot ``snap`` as the read step's source, answering as the
+    database of ``dialect`` would."""
 
-    def __init__(self, snap, conn):
+    def __init__(self, snap, dialect):
         self.snap = snap
-        self.conn = conn
-        self.dialect = conn.dialect.name
+        self.dialect = dialect
 
     def names(self, query):
         snap = self.snap
@@ -79,6 +77,10 @@ class MemorySource:
 
     def rows(self, search, plan):
         return memory_rows.MemoryRows(self, search, plan)
+
+    def lost(self):
+        """Whether the connection died: there is none."""
+        return False
 
     def census(self, search):
         """Explain's census.Census of ``search`` (a RequestSearch)."""

@@ -87,7 +87,6 @@ class RequestSearch:
 
     def __init__(self, source, query, version, names, served, plan,
                  released=()):
-        self.conn = source.conn
         self.released = released
         self.query = query
         self.version = version

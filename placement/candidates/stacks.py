@@ -85,15 +85,20 @@ AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
                      rooms=True, allocated=False)
 
 
-def source(conn, snap, *queries):
-    """Where a use reads ``queries``: the worker's snapshot ``snap`` (when
-    loaded, and when it answers each as the database would), else the
-    database in ``conn``'s transaction."""
-    if snap is None or not all(
-            memory_source.answers(snap, query, conn.dialect.name)
+def answer(database, snap, queries, use, *args):
+    """``use(where, *args)``, ``where`` the read step's source for
+    ``queries``: the worker's snapshot ``snap`` when loaded and when it
+    answers each as the database would (no transaction is opened), else
+    the database (data.db.Database) in one read transaction."""
+    if snap is not None and all(
+            memory_source.answers(snap, query, database.dialect)
             for query in queries):
-        return database_source.DatabaseSource(conn)
-    return memory_source.MemorySource(snap, conn)
+        return use(memory_source.MemorySource(snap, database.dialect), *args)
+    return database.read(_from_database, use, *args)
+
+
+def _from_database(conn, use, *args):
+    return use(database_source.DatabaseSource(conn), *args)
 
 
 def read(where, query, version, plan, served=None, released=()):

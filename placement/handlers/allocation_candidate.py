@@ -32,8 +32,8 @@ def _answer(req, ctx, version, parsed, phases):
     """(the response, how many candidates it holds)."""
     with phases.searching():
         # Current before the read begins: it sees every acknowledged write.
-        snap = ctx.snapshot()
-        answer = ctx.database.read(_search, ctx, parsed, version, snap)
+        answer = stacks.answer(ctx.database, ctx.snapshot(), [parsed],
+                               _search, ctx, parsed, version)
     with phases.rendering():
         response = responses.encoded_json_response(req, answer.body)
     return response, answer.count
@@ -46,26 +46,19 @@ def explain_allocation_candidates(req):
                                   'placement:allocation_candidates:explain')
     # The engine runs here too, with as many small objects.
     with gc_pause.collection_paused():
-        snap = ctx.snapshot()
-        body = ctx.database.read(_explain, ctx, parsed, version, snap)
+        body = stacks.answer(ctx.database, ctx.snapshot(), [parsed],
+                             stacks.explain, parsed, version,
+                             ctx.config.placement)
     return responses.json_response(req, body)
 
 
-def _explain(conn, ctx, parsed, version, snap):
-    return stacks.explain(stacks.source(conn, snap, parsed), parsed, version,
-                          ctx.config.placement)
-
-
-def _search(conn, ctx, parsed, version, snap):
-    """The candidates (from the worker's snapshot ``snap`` when there is
-    one), and their absence explained in the log if so configured, in
-    one read transaction."""
-    where = stacks.source(conn, snap, parsed)
+def _search(where, ctx, parsed, version):
+    """The candidates read from ``where``, and their absence explained in
+    the log if so configured, from one reading."""
     answer = stacks.list_candidates(where, parsed, version,
                                     ctx.config.placement)
     if not answer.count and ctx.config.placement.explain_empty_results:
-        _log_explanation(ctx, conn, where, parsed, version,
-                         answer.unanswered)
+        _log_explanation(ctx, where, parsed, version, answer.unanswered)
     return answer
 
 
@@ -79,7 +72,7 @@ def _parse(req, rule):
     return ctx, version, query.parse_candidate_query(req.GET, version)
 
 
-def _log_explanation(ctx, conn, where, parsed, version, unanswered):
+def _log_explanation(ctx, where, parsed, version, unanswered):
     """Say at INFO why a query found nothing, under both request ids, so
     that a NoValidHost in nova's log leads straight to the reason."""
     try:
@@ -87,7 +80,7 @@ def _log_explanation(ctx, conn, where, parsed, version, unanswered):
                                   ctx.config.placement,
                                   unanswered)['summary']
     except Exception:
-        if conn.invalidated:
+        if where.lost():
             # The database went away: let the reader answer 503 as for any
             # other statement, rather than commit on a dead connection.
             raise

@@ -89,9 +89,5 @@ def count(database, parsed, version, asked=None, snap=None):
     with gc_pause.collection_paused():
         if asked is not None:
             return database.read(stacks.what_if, parsed, version, asked)
-        return database.read(_counted, parsed, version, snap)
-
-
-def _counted(conn, parsed, version, snap):
-    return stacks.count_capacity(
-        stacks.source(conn, snap, *parsed.values()), parsed, version)
+        return stacks.answer(database, snap, parsed.values(),
+                             stacks.count_capacity, parsed, version)

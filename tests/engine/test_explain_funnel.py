@@ -16,6 +16,7 @@ from support.helpers import SHARING, get_candidates
 from support.random_clouds import TRAITS, group_st, over_http, provider_st
 from placement import microversions
 from placement.candidates import checks as checks_mod
+from placement.candidates import database_source
 from placement.candidates import explain as explain_mod
 from placement.candidates import memory_source
 from placement.candidates import query
@@ -328,13 +329,14 @@ def test_funnel_matches_an_oracle(client, world, providers, groups, isolate):
     parsed = query.parse_candidate_query(webob.multidict.MultiDict(params),
                                          microversions.MAX)
     with world.engine.connect() as conn:
-        database = stacks.source(conn, None, parsed)
+        database = database_source.DatabaseSource(conn)
         reading = stacks.read(database, parsed, microversions.MAX,
                               stacks.EVERY_TREE)
         facts = database.census(reading)
         reading.close()
         # The snapshot's census, each check in its Python form: the same.
-        memory = memory_source.MemorySource(snapshot.load(conn), conn)
+        memory = memory_source.MemorySource(snapshot.load(conn),
+                                            conn.dialect.name)
         remembered = memory.census(stacks.read(
             memory, parsed, microversions.MAX, stacks.EVERY_TREE))
     assert remembered == facts

@@ -19,6 +19,7 @@ import webob.multidict
 from urllib import parse
 
 from placement import microversions
+from placement.candidates import database_source
 from placement.candidates import query
 from placement.candidates import query_filters
 from placement.candidates import stacks
@@ -199,7 +200,7 @@ def _candidates(query_string, conf):
 
     def run(conn):
         answer = stacks.list_candidates(
-            stacks.source(conn, None, parsed), parsed, LATEST,
+            database_source.DatabaseSource(conn), parsed, LATEST,
             conf.placement)
         assert answer.count, query_string
     return run
@@ -261,11 +262,11 @@ def test_limit_stops_reading_early(placement_db):
 
     def measure():
         with placement_db.reader() as conn:
-            source = stacks.source(conn, None, parsed)
+            source = database_source.DatabaseSource(conn)
             reader = stacks.read(source, parsed, LATEST, stacks.LIST)
             assert len(list(itertools.islice(reader.trees(), 5))) == 5
             reader.close()
-            source = stacks.source(conn, None, parsed)
+            source = database_source.DatabaseSource(conn)
             reader = stacks.read(source, parsed, LATEST, stacks.LIST)
             work = counter.count(conn, lambda conn: list(
                 itertools.islice(reader.trees(), 5)))

@@ -8,6 +8,7 @@ import webob.multidict
 from support.helpers import SHARING, get_candidates
 from placement import microversions
 from placement.candidates import candidate_search
+from placement.candidates import database_source
 from placement.candidates import query
 from placement.candidates import stacks
 
@@ -20,7 +21,7 @@ def _parsed(params):
 def trees_with_a_candidate(conn, parsed):
     """A use declared here, as stacks.py declares its own: read(WHOLE)
     -> assemble -> combine, kept per tree."""
-    source = stacks.source(conn, None, parsed)
+    source = database_source.DatabaseSource(conn)
     reading = stacks.read(source, parsed, microversions.MAX, stacks.WHOLE)
     request = reading.request()
     roots = {tree.root for tree in reading.trees()

@@ -20,6 +20,7 @@ import webob.multidict
 from support.helpers import SHARING, get_candidates
 from support.random_clouds import group_st, over_http, provider_st
 from placement import microversions
+from placement.candidates import database_source
 from placement.candidates import query
 from placement.candidates import ranking
 from placement.candidates import stacks
@@ -181,7 +182,7 @@ def read_band_by_band(world, params):
                                          microversions.MAX)
     conf = types.SimpleNamespace(max_allocation_candidates=0)
     with world.engine.connect() as conn:
-        source = stacks.source(conn, None, parsed)
+        source = database_source.DatabaseSource(conn)
         reading = stacks.read(source, parsed, microversions.MAX,
                               stacks.WHOLE)
         reading.close()

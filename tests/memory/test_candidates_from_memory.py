@@ -7,6 +7,7 @@ import dataclasses
 import hypothesis
 from hypothesis import strategies as st
 import pytest
+import sqlalchemy
 import webob.multidict
 from urllib import parse
 
@@ -122,7 +123,7 @@ def test_candidates_answer_alike(world, placement_db, specs, drawn):
     conf = placement_db.conf.placement
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
-        in_memory = memory_source.MemorySource(snap, conn)
+        in_memory = memory_source.MemorySource(snap, conn.dialect.name)
         in_database = database_source.DatabaseSource(conn)
         for request in drawn:
             query_string = _query_string(world, names, request)
@@ -157,8 +158,8 @@ def test_weighed_candidates_answer_alike(world, placement_db, weighed, specs,
         return
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
-        assert _answer(memory_source.MemorySource(snap, conn), parsed,
-                       LATEST, weighed) == \
+        in_memory = memory_source.MemorySource(snap, conn.dialect.name)
+        assert _answer(in_memory, parsed, LATEST, weighed) == \
             _answer(database_source.DatabaseSource(conn), parsed, LATEST,
                     weighed)
 
@@ -181,7 +182,8 @@ def test_the_roots_aggregates_count_for_the_unsuffixed_group(w, placement_db):
                 parse.parse_qsl(query_string)), LATEST)
             answers = [stacks.list_candidates(where, parsed, LATEST,
                                               placement_db.conf.placement)
-                       for where in (memory_source.MemorySource(snap, conn),
+                       for where in (memory_source.MemorySource(
+                                         snap, conn.dialect.name),
                                      database_source.DatabaseSource(conn))]
             assert [answer.count for answer in answers] == [count, count], \
                 query_string
@@ -233,7 +235,7 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
         for suffix, group in first.groups.items()})
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
-        sources = (memory_source.MemorySource(snap, conn),
+        sources = (memory_source.MemorySource(snap, conn.dialect.name),
                    database_source.DatabaseSource(conn))
         in_memory, in_database = (_counted(where, shapes)
                                   for where in sources)
@@ -241,3 +243,27 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
         for parsed in shapes.values():
             assert _explained(sources[0], parsed, conf) == \
                 _explained(sources[1], parsed, conf)
+
+
+def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
+    """Read from a snapshot, an answer takes no pooled connection; without
+    one it reads in one transaction."""
+    w.add('cn', inventory={'VCPU': 4})
+    parsed = query.parse_candidate_query(
+        webob.multidict.MultiDict({'resources': 'VCPU:1'}), LATEST)
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+    begun = []
+    listener = (placement_db.engine, 'begin',
+                lambda conn: begun.append(conn))
+    sqlalchemy.event.listen(*listener)
+    try:
+        for snap_or_none, transactions in ((snap, 0), (None, 1)):
+            del begun[:]
+            answer = stacks.answer(placement_db, snap_or_none, [parsed],
+                                   stacks.list_candidates, parsed, LATEST,
+                                   placement_db.conf.placement)
+            assert answer.count == 1
+            assert len(begun) == transactions
+    finally:
+        sqlalchemy.event.remove(*listener)
