@@ -94,15 +94,17 @@ placement_opts = [
                 help='When GET /allocation_candidates finds nothing, log '
                      'at INFO why (the summary of its explanation) with '
                      'the request ids.'),
-    cfg.StrOpt('read_source', default='database',
+    cfg.StrOpt('read_source', default='snapshot',
                choices=('database', 'snapshot'),
-               help='Where reads come from: database reads every answer '
-                    'from SQL; snapshot answers the provider list from a '
-                    'copy of the cloud in each worker\'s memory, kept '
-                    'current by the change feed of this service\'s '
-                    'writes (docs/operators.md, "Reads from memory"); '
-                    'writes that record no change (upstream nodes) are '
-                    'noticed within about a second.'),
+               help='Where reads come from: snapshot answers the provider '
+                    'list, allocation candidates, their explanation and '
+                    'the capacity count from a copy of the cloud in each '
+                    'worker\'s memory, kept current by the change feed of '
+                    'this service\'s writes (docs/operators.md, "Reads '
+                    'from memory"); writes that record no change '
+                    '(upstream nodes) are noticed within a second. '
+                    'database reads every answer from SQL: the way back, '
+                    'and the reference the snapshot is tested against.'),
 ]
 
 database_opts = [

@@ -108,9 +108,15 @@ def free_port():
 
 
 def write_config(workdir, db_url, extra=''):
+    """A placement.conf in ``workdir``, then the sections ``extra``.  The
+    tests' servers read the database (``read_source``, the reference):
+    many tests write rows by SQL, which a snapshot sees only at its next
+    check of the fleet; the tests of reads from memory ask for them in
+    ``extra``."""
     path = os.path.join(workdir, 'placement.conf')
     with open(path, 'w') as f:
         f.write('[api]\nauth_strategy = noauth2\n'
+                '[placement]\nread_source = database\n'
                 '[placement_database]\nconnection = %s\n'
                 'sync_on_startup = True\n%s' % (db_url, extra))
     return path
