@@ -50,8 +50,12 @@ class Server:
         self.db_url = db_url
         self.url = 'http://127.0.0.1:%d' % port
         os.makedirs(workdir, exist_ok=True)
+        # This service reads the database: some steps change rows by SQL
+        # (null timestamps), which a snapshot sees only at its next check
+        # of the fleet; upstream ignores the option.
         with open(os.path.join(workdir, 'placement.conf'), 'w') as conf:
             conf.write('[api]\nauth_strategy = noauth2\n'
+                       '[placement]\nread_source = database\n'
                        '[placement_database]\nconnection = %s\n'
                        'sync_on_startup = True\n' % db_url)
         env = dict(os.environ, OS_PLACEMENT_CONFIG_DIR=workdir)

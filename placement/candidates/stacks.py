@@ -23,7 +23,7 @@ The uses:
               with a limit, bounds first, then read -> assemble -> combine
               band by band as the weights need (ranking.py); list,
               weighed, explain and capacity read the worker's snapshot
-              when it has one (source), what if and claim the database
+              when it has one (answer), what if and claim the database
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -128,7 +128,7 @@ def _list_plan(conf):
 
 def list_candidates(where, query, version, conf):
     """GET /allocation_candidates: the pipeline.Answer to a parsed
-    CandidateQuery read from ``where`` (``source``); ``conf`` is the
+    CandidateQuery read from ``where`` (see ``answer``); ``conf`` is the
     [placement] group."""
     reading = read(where, query, version, _list_plan(conf))
     request = reading.request()
@@ -174,7 +174,7 @@ def _in_bands(reading, request, conf, limit):
 
 def explain(where, query, version, conf, unanswered=None, released=()):
     """GET /allocation_candidates/explain: the JSON body for a parsed
-    CandidateQuery, read from ``where`` (``source``); ``unanswered`` is
+    CandidateQuery, read from ``where`` (see ``answer``); ``unanswered`` is
     the list's pipeline.Unanswered when it found nothing (its trees are
     not read again); ``released`` as ``read`` takes it."""
     if unanswered is None:
@@ -208,7 +208,7 @@ def explain(where, query, version, conf, unanswered=None, released=()):
 
 def count_capacity(where, shapes, version):
     """GET and POST /capacity: capacity.count of ``shapes`` {name:
-    CandidateQuery} from ``where`` (``source``), each read by the ROOMS
+    CandidateQuery} from ``where`` (see ``answer``), each read by the ROOMS
     plan."""
     return capacity_mod.count(where, shapes, version,
                               _reading_by(where, ROOMS))
