@@ -7,12 +7,14 @@ query, starts its peak RSS over (Linux: /proc/self/clear_refs), then
 answers the benchmark query once, with no limit, and reads how far its
 peak rose above the RSS it had before.  The data set is the flat one
 of ``bench/run candidates``, written straight into SQLite as ``bench/run
-explain`` writes it.
+explain`` writes it.  With ``--read-source snapshot`` the process loads
+its snapshot first (before the peak starts over) and answers from it.
 
-Usage: ``bench/run answer-memory --flat 20000``.
+Usage: ``bench/run answer-memory --flat 20000 [--read-source snapshot]``.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -23,6 +25,7 @@ from bench.common import report
 from bench.commands import explain
 from bench.common import paths
 from bench.common import scratch
+from bench.common import sources
 
 from placement.config import conf as placement_conf
 from placement.web import deploy
@@ -45,7 +48,9 @@ def reset_peak():
 def answer(path, query):
     """In this process: (peak growth in KiB, bytes of the answer)."""
     conf = placement_conf.load(config_files=[path])
-    app = deploy.loadapp(conf)
+    app = (sources.loaded_app(conf)
+           if conf.placement.read_source == 'snapshot'
+           else deploy.loadapp(conf))
     webob.Request.blank('/allocation_candidates?' + query + '&limit=1',
                         headers=explain.HEADERS).get_response(app)
     reset_peak()
@@ -58,6 +63,8 @@ def answer(path, query):
 
 def add_arguments(parser):
     parser.add_argument('--flat', type=int, default=20000)
+    parser.add_argument('--read-source', choices=['database', 'snapshot'],
+                        default='database')
     parser.add_argument('--answer', nargs=2, metavar=('CONF', 'QUERY'),
                         help=argparse.SUPPRESS)
 
@@ -73,15 +80,18 @@ def main(args):
 def measure(args, workdir):
     path, conf = explain.sqlite_conf(workdir)
     deploy.loadapp(conf)     # creates the schema and standard names
-    query = explain.fill(
-        sa.create_engine(conf.placement_database.connection), 'flat',
-        args.flat)
+    url = conf.placement_database.connection
+    query = explain.fill(sa.create_engine(url), 'flat', args.flat)
+    if args.read_source == 'snapshot':
+        path = os.path.join(workdir, 'snapshot.conf')
+        sources.snapshot_conf(path, url)
     output = subprocess.run(
         [sys.executable, '-m', 'bench', 'answer-memory', '--answer', path,
          query], cwd=paths.REPOSITORY, check=True, capture_output=True,
         text=True).stdout
     growth, size = json.loads(output.splitlines()[-1])
-    print(report.markdown_head(['flat providers', 'answer',
+    print(report.markdown_head(['flat providers', 'read from', 'answer',
                                 'peak RSS growth', 'growth / answer']))
-    print('| {:,} | {:.1f} MB | {:.1f} MB | {:.2f}x |'.format(
-        args.flat, size / 1e6, growth * 1024 / 1e6, growth * 1024 / size))
+    print('| {:,} | {} | {:.1f} MB | {:.1f} MB | {:.2f}x |'.format(
+        args.flat, args.read_source, size / 1e6, growth * 1024 / 1e6,
+        growth * 1024 / size))

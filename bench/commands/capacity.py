@@ -299,8 +299,8 @@ def measure(args, workdir):
         engine.dispose()
         if args.read_source == 'snapshot':
             # A new app: its workers' snapshot loads the cloud as written.
-            app = sources.loaded_app(os.path.join(workdir, 'snapshot.conf'),
-                                     url)
+            app = sources.loaded_app(sources.snapshot_conf(
+                os.path.join(workdir, 'snapshot.conf'), url))
             logging.getLogger().setLevel(logging.WARNING)
         named = shapes(az_uuids)
         body = {'shapes': named}

@@ -101,11 +101,16 @@ class _Loaded(logging.Handler):
             self.event.set()
 
 
-def loaded_app(path, url):
-    """An in-process app reading its snapshot (its configuration written
-    to ``path``, on the migrated database ``url``), once loaded."""
-    conf = placement_conf.load(config_files=[serving.write_conf(
+def snapshot_conf(path, url):
+    """The configuration, written to ``path``, of an app reading its
+    snapshot of the migrated database ``url``."""
+    return placement_conf.load(config_files=[serving.write_conf(
         path, url, sync=False, extra=SNAPSHOT)])
+
+
+def loaded_app(conf):
+    """An in-process app of ``conf`` (reading its snapshot), once the
+    snapshot is loaded."""
     loaded = _Loaded()
     log = logging.getLogger('placement.memory.source')
     log.addHandler(loaded)

@@ -1,6 +1,8 @@
 """The commands that call the WSGI application in their own process."""
 import re
 
+import pytest
+
 from bench.tests.conftest import rows
 
 
@@ -12,22 +14,38 @@ def test_explain(bench):
     assert table['flat 20'][4].endswith('x')
 
 
-def test_answer_memory(bench):
-    (row,) = [row for row in rows(bench('answer-memory', '--flat', '100'))
+@pytest.mark.parametrize('source', ['database', 'snapshot'])
+def test_answer_memory(bench, source):
+    (row,) = [row for row in rows(bench('answer-memory', '--flat', '100',
+                                        '--read-source', source))
               if row[0] == '100']
-    assert row[1].endswith(' MB') and row[3].endswith('x')
+    assert row[1] == source
+    assert row[2].endswith(' MB') and row[4].endswith('x')
+
+
+def _fits(out):
+    return re.findall(r'^  (\S+) +fits +(\d+) +on +(\d+) providers$', out,
+                      flags=re.M)
 
 
 def test_capacity(bench):
     out = bench('capacity', '--computes', '40', '--repeats', '1',
                 '--sample', '5')
-    fits = re.findall(r'^  (\S+) +fits +(\d+) +on +(\d+) providers$', out,
-                      flags=re.M)
+    fits = _fits(out)
     assert len(fits) == 20
     # The cloud's usage is drawn with a fixed seed: the same every run.
     assert dict((name, int(count)) for name, count, _ in fits)[
         'c1-m512-d1'] > 0
     assert 'os-capacity method:' in out and 'stranded' in out
+
+
+def test_capacity_from_the_snapshot(bench):
+    counted = {source: bench('capacity', '--computes', '40', '--repeats',
+                             '1', '--capacity-only', '--read-source', source)
+               for source in ('database', 'snapshot')}
+    assert 'read from the snapshot' in counted['snapshot']
+    assert len(_fits(counted['snapshot'])) == 20
+    assert _fits(counted['snapshot']) == _fits(counted['database'])
 
 
 def test_capacity_what_if(bench):
