@@ -91,11 +91,7 @@ class MemoryRows:
             key = tuple(map(id, found))
             done = built.get(key)
             if done is None:
-                done = built[key] = (_fit(found), layout.parts([
-                    None if held is None else (
-                        layout.values(held.inventory, held.used),
-                        (held.room, held.inventory.max_unit))
-                    for held in found]))
+                done = built[key] = (_fit(found), _parts(layout, found))
             fit, parts = done
             yield layout.row((root, rp, traits, fit), parts,
                              -1 if listed is None else listed(rp),
@@ -150,11 +146,8 @@ class MemoryRows:
                 found.append(one if any(passes) else None)
             if not any(fits):
                 continue
-            yield layout.row((root, rp, traits, _fit(found)), layout.parts([
-                None if one is None else (
-                    layout.values(one.inventory, one.used),
-                    (one.room, one.inventory.max_unit))
-                for one in found]), -1, None) + tuple(fits)
+            yield layout.row((root, rp, traits, _fit(found)),
+                             _parts(layout, found), -1, None) + tuple(fits)
 
     def _class_checks(self, groups):
         """[(rc id, [per group its resource checks of the class])] of
@@ -268,6 +261,15 @@ class MemoryRows:
 
 # No inventories, no usage (shared, never changed).
 _NONE = {}
+
+
+def _parts(layout, found):
+    """The columns of a row after its class mask (layouts.Layout.parts)
+    of ``found``, per class a _Held or None."""
+    return layout.parts([
+        None if held is None else (layout.values(held.inventory, held.used),
+                                   (held.room, held.inventory.max_unit))
+        for held in found])
 
 
 def _fit(found):

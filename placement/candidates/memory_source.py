@@ -132,8 +132,8 @@ class MemorySource:
     def memberships(self, rps):
         """{rp: [aggregate uuid, ...]} of the providers ``rps``."""
         snap = self.snap
-        return {rp: sorted(snap.aggregates_of(rp)) for rp in rps
-                if snap.aggregates_of(rp)}
+        return {rp: sorted(held) for rp in rps
+                for held in (snap.aggregates_of(rp),) if held}
 
     def loose_aggregates(self):
         """{uuid} of the aggregates holding a provider whose root they do

@@ -90,8 +90,7 @@ def free(conn, classes, scoped, changed=None):
         return {}, {key: {} for key in scoped}
     usage = figures.usage_table(classes)
     room = figures.free(INV, usage.c.used)
-    filtered = [key for key, found in scoped.items()
-                if not all(scope.everywhere() for scope in found)]
+    filtered = _filtered(scoped)
     stmt = _summed(room, scoped, filtered).select_from(
         INV.join(RP, RP.c.id == INV.c.resource_provider_id)
         .outerjoin(usage, sa.and_(
@@ -115,8 +114,7 @@ def free(conn, classes, scoped, changed=None):
 
 def free_in(snap, classes, scoped, dialect):
     """``free`` of a snapshot version, without changes."""
-    filtered = [key for key, found in scoped.items()
-                if not all(scope.everywhere() for scope in found)]
+    filtered = _filtered(scoped)
     # Shapes alike share scopes: each distinct one is asked once per
     # provider, when a key needs it.
     distinct = list(dict.fromkeys(scope for key in filtered
@@ -146,6 +144,13 @@ def free_in(snap, classes, scoped, dialect):
                         within[key][rc] = within[key].get(rc, 0) + room
                         break
     return total, {key: within.get(key, total) for key in scoped}
+
+
+def _filtered(scoped):
+    """The keys of ``scoped`` whose scopes do not all take every
+    provider (the others take the whole cloud's free space)."""
+    return [key for key, found in scoped.items()
+            if not all(scope.everywhere() for scope in found)]
 
 
 def _summed(room, scoped, filtered, by=(), copies=False):

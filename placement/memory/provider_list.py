@@ -72,7 +72,6 @@ def _rules(snap, dialect, name, uuid, in_tree, resources, traits,
     return rules, within
 
 
-
 def matching(snap, dialect, name=None, uuid=None, in_tree=None,
              resources=None, traits=None, member_of=None):
     """The ids of the providers matching every filter given, ascending:

@@ -96,8 +96,7 @@ class Source:
         # committed before it is in what this one reads: a time taken
         # after the reading would count a write committed meanwhile as
         # checked, and leave it unseen for another FLEET_CHECK_SECONDS.
-
-        # A copy: this transaction may fail and run again.
+        # The cursor is a copy: this transaction may fail and run again.
         cursor = copy.deepcopy(state.cursor)
         changes = cursor.poll(conn)
         if changes.reload:
