@@ -160,6 +160,13 @@ class Layout:
         return operator.itemgetter(self._room[rc])
 
     @staticmethod
+    def of_shapes(row, fits):
+        """A row of values already read (``row``) as the statement of
+        several shapes at once reads it: one class mask per shape
+        (``fits``) at its end."""
+        return row + tuple(fits)
+
+    @staticmethod
     def fit_of_shape(index, count):
         """The class mask of the ``index``-th of ``count`` shapes read at
         once (``group_statement``'s ``each``) in a row, as an accessor."""

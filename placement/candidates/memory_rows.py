@@ -146,8 +146,9 @@ class MemoryRows:
                 found.append(one if any(passes) else None)
             if not any(fits):
                 continue
-            yield layout.row((root, rp, traits, _fit(found)),
-                             _parts(layout, found), -1, None) + tuple(fits)
+            yield layout.of_shapes(layout.row(
+                (root, rp, traits, _fit(found)), _parts(layout, found), -1,
+                None), fits)
 
     def _class_checks(self, groups):
         """[(rc id, [per group its resource checks of the class])] of
