@@ -208,7 +208,9 @@ def _causal_reads(conn):
     """On Galera, the poll waits until this node applied every write the
     cluster committed before it (``wsrep_sync_wait``), so that a write
     another node acknowledged is seen; the session's setting is restored
-    after."""
+    after.  A poll that fails leaves the setting on a connection that is
+    never used again: restoring it there would hide the failure (a
+    connection that died answers every statement with "rollback first")."""
     if not _is_galera(conn):
         yield
         return
@@ -217,5 +219,7 @@ def _causal_reads(conn):
     conn.exec_driver_sql('SET SESSION wsrep_sync_wait = 1')
     try:
         yield
-    finally:
-        conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d' % before)
+    except BaseException:
+        conn.invalidate()
+        raise
+    conn.exec_driver_sql('SET SESSION wsrep_sync_wait = %d' % before)

@@ -188,3 +188,38 @@ def test_a_cursor_started_while_a_write_is_in_flight_sees_it(
     assert slow.change_id < cursor.high
     slow.end()
     assert placement_db.read_primary(cursor.poll).providers == {in_flight}
+
+
+def test_a_galera_poll_whose_connection_dies_runs_again(placement_db,
+                                                        monkeypatch):
+    """On Galera the poll turns causal reads on for its statement and
+    back off after it.  When the connection dies in between, the reader
+    sees the lost connection (a read runs again on a new one), not the
+    failure of turning them off on a dead connection; and the connection
+    left with them on never returns to the pool."""
+    if placement_db.dialect != 'mysql':
+        pytest.skip('causal reads are a Galera (MySQL) setting')
+    # Plain MariaDB knows the variable too: a Galera node in all but name.
+    monkeypatch.setitem(feed._galera, placement_db.engine, True)
+    cursor = started(placement_db)
+    written = next(_provider_ids)
+    write(placement_db, written)
+    sessions = []
+    statement = cursor._statement
+
+    def killed_first():
+        if len(sessions) == 1:
+            with placement_db.engine.connect() as other:
+                other.exec_driver_sql('KILL %d' % sessions[0])
+        return statement()
+    monkeypatch.setattr(cursor, '_statement', killed_first)
+
+    def poll(conn):
+        sessions.append(conn.exec_driver_sql(
+            'SELECT CONNECTION_ID()').scalar())
+        return cursor.poll(conn)
+    assert placement_db.read_primary(poll).providers == {written}
+    assert len(sessions) == 2
+    with placement_db.engine.connect() as conn:
+        assert conn.exec_driver_sql(
+            'SELECT @@SESSION.wsrep_sync_wait').scalar() == 0
