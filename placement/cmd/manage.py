@@ -17,9 +17,9 @@ from placement.cmd import common
 from placement.cmd import status
 from placement.config import conf as placement_conf
 from placement.data import db
+from placement.data import feed
 from placement.data import migration
 from placement.objects import bootstrap
-from placement.objects import snapshot_rows
 from placement.objects import upgrade
 
 
@@ -76,7 +76,7 @@ def snapshot_reload(database, args):
         print('the change feed is not set up: run "placement-manage db '
               'sync" first', file=sys.stderr)
         return 1
-    database.write(snapshot_rows.touch_everything)
+    database.write(feed.touch_everything)
     print('every snapshot reads the database again at its next read')
     return 0
 

@@ -33,6 +33,8 @@ CHANGES = own_tables.placement_changes
 _INFO_KEY = 'placement_feed'
 # A set member meaning "names changed" (its row's provider_id is NULL).
 _NAMES = None
+# A provider id no provider has, meaning "read everything again".
+_EVERYTHING = 0
 
 # Rows older than RETENTION seconds are deleted, by some write, at most
 # once every PRUNE_EVERY seconds per process.
@@ -59,6 +61,13 @@ def touch(conn, provider_ids):
 def touch_names(conn):
     """Record in ``conn``'s transaction that names changed."""
     _touched(conn).add(_NAMES)
+
+
+def touch_everything(conn):
+    """Record in ``conn``'s transaction that anything may have changed,
+    deleted providers too: every reader reloads (changes made behind the
+    service's back)."""
+    _touched(conn).add(_EVERYTHING)
 
 
 def _touched(conn):
@@ -111,7 +120,7 @@ class Changes(typing.NamedTuple):
     providers: frozenset  # ids of the providers written
     names: bool           # resource classes or traits changed
     reload: bool          # read the snapshot again: rows may be missing
-                          # (pruned) or too many
+                          # (pruned), too many, or asked to
 
 
 class Cursor:
@@ -154,6 +163,7 @@ class Cursor:
         self.polled_at = now
         providers = set()
         names = False
+        everything = False
         count = 0
         new_high = self.high
         seen = set()
@@ -166,6 +176,8 @@ class Cursor:
             new_high = max(new_high, row.id)
             if row.provider_id is None:
                 names = True
+            elif row.provider_id == _EVERYTHING:
+                everything = True
             else:
                 providers.add(row.provider_id)
         for missing in range(self.high + 1, new_high):
@@ -177,7 +189,7 @@ class Cursor:
         self.gaps = {i: found for i, found in self.gaps.items()
                      if now - found <= self.gap_seconds}
         return Changes(frozenset(providers), names,
-                       stale or count > TOO_MANY)
+                       stale or everything or count > TOO_MANY)
 
     def _statement(self):
         columns = sa.select(CHANGES.c.id, CHANGES.c.provider_id)

@@ -7,7 +7,6 @@ Each function reads all providers when ``ids`` is None, else those of
 """
 import sqlalchemy as sa
 
-from placement.data import feed
 from placement.data import tables
 from placement.objects import base
 
@@ -86,12 +85,6 @@ def trait_ids(conn):
     return dict(conn.execute(sa.select(traits.c.name, traits.c.id)).all())
 
 
-def touch_everything(conn):
-    """Record every provider and the names as changed, so that each
-    worker's snapshot reads them all again at its next read (changes
-    made behind the service's back: SQL by hand, upstream's tools)."""
-    feed.touch(conn, conn.execute(sa.select(RP.c.id)).scalars().all())
-    feed.touch_names(conn)
 
 
 _PROVIDER_FIGURES = sa.select(

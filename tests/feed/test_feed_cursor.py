@@ -223,3 +223,13 @@ def test_a_galera_poll_whose_connection_dies_runs_again(placement_db,
     with placement_db.engine.connect() as conn:
         assert conn.exec_driver_sql(
             'SELECT @@SESSION.wsrep_sync_wait').scalar() == 0
+
+
+def test_touching_everything_asks_for_a_reload(placement_db):
+    """``placement-manage snapshot reload``'s record: providers deleted
+    by hand have no id left to touch, so readers load everything."""
+    cursor = started(placement_db)
+    placement_db.write(feed.touch_everything)
+    assert placement_db.read_primary(cursor.poll) == feed.Changes(
+        frozenset(), False, True)
+    assert placement_db.read_primary(cursor.poll).reload is False
