@@ -4,17 +4,19 @@ the choice and write it through the allocation write path
 (objects/allocation.py: its provider locks in id order, consumer
 generations and capacity check), all or nothing.
 
-The candidates are read before the providers are locked, so a writer
-committing in between may take the room a choice counted on.  So the
-choice is first checked under the providers' locks by the write path's
-own capacity check (``allocation.check_room``, which writes nothing);
-refused, it is made again from what is now committed (at READ
-COMMITTED every statement sees the latest commits), until
-``TIME_BOUND`` has passed; accepted, it is written.  Nothing written is
-ever rolled back within the transaction: Galera would replicate the
-rows of a rolled-back savepoint.  On SQLite the transaction holds the
-database's one write lock from its start, so the read is current and
-no choice is refused.  The locks of refused choices are held to the end
+The candidates are read before the providers are locked (from the
+worker's snapshot, taken before the transaction began, or from the
+database), so a writer committing in between may take the room a
+choice counted on.  So the choice is first checked under the
+providers' locks by the write path's own capacity check
+(``allocation.check_room``, which writes nothing); refused, it is made
+again from what the database has now committed (at READ COMMITTED every
+statement sees the latest commits), until ``TIME_BOUND`` has passed;
+accepted, it is written.  Nothing written is ever rolled back within the
+transaction: Galera would replicate the rows of a rolled-back savepoint.
+On SQLite the transaction holds the database's one write lock from its
+start, so a read of the database is current and no choice made from it
+is refused.  The locks of refused choices are held to the end
 of the transaction, so a next choice may lock out of id order and
 deadlock with another claim: the database's deadlock ends the whole
 transaction, which data/db.py runs again.

@@ -6,13 +6,7 @@ import dataclasses
 import random
 import typing
 
-import sqlalchemy as sa
-
-from placement.candidates import lookup
 from placement.candidates import weigh
-from placement.data import tables
-
-RP = tables.resource_providers
 
 
 class Option(typing.NamedTuple):
@@ -47,16 +41,13 @@ class Ordered:
         return getattr(self._conf, name)
 
 
-def listing(conn, reading, options):
+def listing(where, reading, options):
     """The Listing of ``options`` best first, from the ``reading`` they
-    were combined from."""
+    were combined from, read from ``where``."""
     uuids = dict(reading.uuids)
     missing = {option.root for option in options} - uuids.keys()
-    if missing:
-        # A root passing none of the shape's filters is not read.
-        uuids.update((rp, uuid) for rp, uuid in lookup.rows_for(
-            conn, sa.select(RP.c.id, RP.c.uuid), missing, RP.c.id)
-            if rp in missing)
+    # A root passing none of the shape's filters is not read.
+    uuids.update((rp, uuid) for rp, (uuid, _) in where.labels(missing).items())
     return Listing(options, reading.free_space(), uuids,
                    reading.names.rc_names)
 

@@ -23,7 +23,8 @@ The uses:
               with a limit, bounds first, then read -> assemble -> combine
               band by band as the weights need (ranking.py); list,
               weighed, explain and capacity read the worker's snapshot
-              when it has one (answer), what if and claim the database
+              when it has one (answer), claim first reads it too, what
+              if the database
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -41,9 +42,9 @@ The uses:
     claim     the list's read (the consumers' holdings free) -> assemble
               -> combine -> weigh or limit (the order asked; as many
               candidates as the group likely needs, then all) -> shuffle
-              ties -> choose -> check room -> write; from the read again
-              while concurrent writers take the room chosen; no fit:
-              explain's summary
+              ties -> choose -> check room -> write; from the read again,
+              of the database, while concurrent writers take the room
+              chosen; no fit: explain's summary
 """
 import dataclasses
 import itertools
@@ -87,14 +88,23 @@ AS_NEW = reader.Plan(paged=False, stops_early=False, root_filtered=True,
 
 def answer(database, snap, queries, use, *args):
     """``use(where, *args)``, ``where`` the read step's source for
-    ``queries``: the worker's snapshot ``snap`` when loaded and when it
-    answers each as the database would (no transaction is opened), else
-    the database (data.db.Database) in one read transaction."""
-    if snap is not None and all(
-            memory_source.answers(snap, query, database.dialect)
-            for query in queries):
-        return use(memory_source.MemorySource(snap, database.dialect), *args)
+    ``queries``: the worker's snapshot ``snap`` when it answers them (no
+    transaction is opened), else the database (data.db.Database) in one
+    read transaction."""
+    where = _in_memory(snap, queries, database.dialect)
+    if where is not None:
+        return use(where, *args)
     return database.read(_from_database, use, *args)
+
+
+def _in_memory(snap, queries, dialect):
+    """The snapshot ``snap`` as the read step's source for ``queries``,
+    when it is loaded and answers each as the database of ``dialect``
+    would; else None."""
+    if snap is not None and all(memory_source.answers(snap, query, dialect)
+                                for query in queries):
+        return memory_source.MemorySource(snap, dialect)
+    return None
 
 
 def _from_database(conn, use, *args):
@@ -234,19 +244,26 @@ def what_if(conn, shapes, version, asked):
     return answer
 
 
-def claim(conn, request, version, conf):
-    """POST /claims: the 200 body for ``request`` (a claiming.Claim);
-    ``conf`` is the [placement] group.  The candidates are read as far
-    as the choice is likely to need (claiming.first_read), all of them
-    when that was not enough; what the consumers hold now counts as free
-    for them (their new allocations replace it)."""
+def claim(conn, snap, request, version, conf):
+    """POST /claims: the 200 body for ``request`` (a claiming.Claim) in
+    the write transaction of ``conn``; ``conf`` is the [placement]
+    group.  The candidates are read as far as the choice is likely to
+    need (claiming.first_read), all of them when that was not enough;
+    what the consumers hold now counts as free for them (their new
+    allocations replace it).  The first read is of the worker's snapshot
+    ``snap`` when it answers the shape and no consumer's holdings are
+    released (a snapshot holds usage, not who holds it); once concurrent
+    writers took the room chosen, of what the database has committed."""
     deadline = claiming.Deadline()
     wanted = claiming.first_read(request)
     ordered = claims.Ordered(conf, request.order)
     released = claiming.replacing(request)
+    committed = database_source.DatabaseSource(conn)
+    where = committed if released else (
+        _in_memory(snap, [request.shape], committed.dialect) or committed)
     while True:
         listing = claims.ties_shuffled(_best_first(
-            conn, dataclasses.replace(request.shape, limit=wanted), version,
+            where, dataclasses.replace(request.shape, limit=wanted), version,
             ordered, released), request.order)
         chosen = claiming.choose(request, listing)
         if chosen is None and wanted is not None \
@@ -255,21 +272,23 @@ def claim(conn, request, version, conf):
             continue
         if chosen is None:
             raise claiming.no_fit(explain(
-                database_source.DatabaseSource(conn), request.shape, version,
-                conf, released=released)['summary'])
+                where, request.shape, version, conf,
+                released=released)['summary'])
         writes = claiming.writes_fitting(conn, request, listing, chosen)
         if writes is not None:
             return claiming.write(conn, request, version, listing, chosen,
                                   writes)
         deadline.again()
+        where = committed
 
 
-def _best_first(conn, query, version, conf, released):
+def _best_first(where, query, version, conf, released):
     """The claims.Listing of the candidates of ``query`` (its ``limit``
-    first, if any) in the order ``conf`` names, as the list orders
-    them, the allocations of ``released`` counted as free."""
-    reading = read(database_source.DatabaseSource(conn), query, version,
-                   _list_plan(conf), released=released)
+    first, if any) read from ``where``, in the order ``conf`` names, as
+    the list orders them, the allocations of ``released`` counted as
+    free."""
+    reading = read(where, query, version, _list_plan(conf),
+                   released=released)
     request = reading.request()
     found, _ = _in_order(query, reading, request, conf)
     # A candidate's rows are read by the time it comes: its root is known.
@@ -277,4 +296,4 @@ def _best_first(conn, query, version, conf, released):
         candidate, reading.roots, reading.sharing.roots))
         for candidate in found]
     reading.close()
-    return claims.listing(conn, reading, options)
+    return claims.listing(where, reading, options)
