@@ -15,7 +15,9 @@ of one flavor, each by one of:
 
 It prints placements/s, each call's median and p99 (one placement, a
 409 retry included), 409s per 1,000 placements, failed placements and
-over-committed providers.
+over-committed providers.  With ``--read-source snapshot`` this
+service's server is started again once the cloud is written, reading
+its workers' snapshots (loaded before the first placement).
 
 ``group``: one POST /claims of ``--group`` consumers with ``roots:
 distinct`` into ``--group-computes`` compute nodes whose inventories are
@@ -24,7 +26,7 @@ over ``--repeats`` calls (the consumers of one call deleted before the
 next).
 
     bench/run select race --computes 10000 --upstream-venv DIR \\
-        [--db-url URL]
+        [--db-url URL] [--read-source snapshot]
     bench/run select group --group 100 --group-computes 1000 [--db-url URL]
 """
 import os
@@ -39,6 +41,7 @@ from bench.common import report
 from bench.common import scenarios
 from bench.common import scratch
 from bench.common import serving
+from bench.common import sources
 from bench.common import web
 from bench.commands.mix import traffic
 
@@ -123,6 +126,13 @@ def race_run(args, method, concurrency, root):
         server.start()
         web.request(clients, 'GET', '/resource_classes', (200,))
         cloud.Cloud(args.computes, 0.0, 0.0).write(db.url)
+        if args.read_source == 'snapshot' and method != 'upstream':
+            # The snapshot loads what is there when a worker starts.
+            server.stop()
+            serving.write_conf(server.config_file, db.url, sync=True,
+                               extra=sources.SNAPSHOT)
+            server.start()
+            sources.wait_loaded(server, clients, args.workers)
         kind = SelectClaims if method == 'claims' else TimedClaims
         claims = kind(clients, Flavor(), args.claims, concurrency,
                       args.limit, args.max_retries)
@@ -144,8 +154,9 @@ def race(args, root):
                if method != 'upstream' or args.upstream_venv]
     backend = args.db_url.split(':')[0] if args.db_url else 'sqlite'
     print(report.markdown_head([
-        'database', 'callers', 'method', 'placements/s', 'median ms',
-        'p99 ms', '409s per 1,000', 'failed', 'over-committed']))
+        'database', 'read from', 'callers', 'method', 'placements/s',
+        'median ms', 'p99 ms', '409s per 1,000', 'failed',
+        'over-committed']))
     for concurrency in args.concurrency:
         for method in methods:
             web.log('%s, %d callers, %s' % (backend, concurrency, method))
@@ -153,11 +164,15 @@ def race(args, root):
             web.log('    %s' % report.fmt_dict(found))
             if found['failures']:
                 web.log('    failed: %s' % found['failure_sample'])
-            print('| %s | %d | %s | %.1f | %.1f | %.1f | %.0f | %d | %d |' % (
-                backend, concurrency, method, found['claims_per_s'],
-                found['median_ms'], found['p99_ms'],
-                1000.0 * found['conflicts'] / max(found['claims'], 1),
-                found['failures'], found['overcommitted']), flush=True)
+            source = 'database' if method == 'upstream' \
+                else args.read_source
+            print('| %s | %s | %d | %s | %.1f | %.1f | %.1f | %.0f | %d '
+                  '| %d |' % (
+                      backend, source, concurrency, method,
+                      found['claims_per_s'], found['median_ms'],
+                      found['p99_ms'],
+                      1000.0 * found['conflicts'] / max(found['claims'], 1),
+                      found['failures'], found['overcommitted']), flush=True)
 
 
 def group(args, root):
@@ -212,6 +227,9 @@ def add_arguments(parser):
                        '--upstream-venv)')
     race_.add_argument('--upstream-venv',
                        help='also race upstream placement from this venv')
+    race_.add_argument('--read-source', choices=['database', 'snapshot'],
+                       default='database',
+                       help="this service's [placement] read_source")
     group_ = commands.choices['group']
     group_.add_argument('--group', type=int, default=100)
     group_.add_argument('--group-computes', type=int, default=1000)

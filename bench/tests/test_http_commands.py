@@ -122,18 +122,20 @@ def test_weigh_claims(bench):
         assert row[5:] == ['0', '0'], row
 
 
-def test_select_race(bench):
+@pytest.mark.parametrize('source', ['database', 'snapshot'])
+def test_select_race(bench, source):
     out = bench('select', 'race', '--computes', '10', '--concurrency', '2',
-                '--claims', '6')
+                '--claims', '6', '--read-source', source)
     runs = [row for row in rows(out) if row[0] == 'sqlite']
-    assert {row[2] for row in runs} == {'claims', 'get-put'}
+    assert {row[3] for row in runs} == {'claims', 'get-put'}
     for row in runs:
+        assert row[1] == source
         # placements/s, ..., failed, over-committed
-        assert float(row[3]) > 0
-        assert row[7:] == ['0', '0'], row
+        assert float(row[4]) > 0
+        assert row[8:] == ['0', '0'], row
     # One call claims: never a 409 to retry.
-    claims, = [row for row in runs if row[2] == 'claims']
-    assert claims[6] == '0'
+    claims, = [row for row in runs if row[3] == 'claims']
+    assert claims[7] == '0'
 
 
 def test_select_group(bench):
