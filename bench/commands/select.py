@@ -127,12 +127,7 @@ def race_run(args, method, concurrency, root):
         web.request(clients, 'GET', '/resource_classes', (200,))
         cloud.Cloud(args.computes, 0.0, 0.0).write(db.url)
         if args.read_source == 'snapshot' and method != 'upstream':
-            # The snapshot loads what is there when a worker starts.
-            server.stop()
-            serving.write_conf(server.config_file, db.url, sync=True,
-                               extra=sources.SNAPSHOT)
-            server.start()
-            sources.wait_loaded(server, clients, args.workers)
+            sources.restarted_on_snapshot(server, db, args.workers)
         kind = SelectClaims if method == 'claims' else TimedClaims
         claims = kind(clients, Flavor(), args.claims, concurrency,
                       args.limit, args.max_retries)

@@ -74,6 +74,21 @@ def started(label, cmd, setup, extra, db, args, root):
         server.stop()
 
 
+def restarted_on_snapshot(server, db, workers):
+    """Start ``server`` again reading its workers' snapshots of what
+    ``db`` holds now (a cloud written by SQL after it started), and wait
+    until every worker has loaded it."""
+    server.stop()
+    serving.write_conf(server.config_file, db.url,
+                       sync=server.setup_cmd is None, extra=SNAPSHOT)
+    server.start()
+    clients = web.Clients(server.base_url)
+    try:
+        wait_loaded(server, clients, workers)
+    finally:
+        clients.close()
+
+
 def wait_loaded(server, clients, workers):
     """Until every worker logged its snapshot loaded (each starts at its
     first request)."""

@@ -49,9 +49,10 @@ def test_candidates_report_of_saved_runs(bench, tmp_path):
     assert 'no limit database CPU ms/req (conc.)' in names
 
 
-def test_mix_http(bench, tmp_path, database):
+@pytest.mark.parametrize('source', ['database', 'snapshot'])
+def test_mix_http(bench, tmp_path, database, source):
     out = bench('mix', 'http', '--duration', '3', '--json', 'out.json',
-                *MIX, *database.args)
+                '--read-source', source, *MIX, *database.args)
     table = {row.split()[0]: row.split()[1:] for row in out.splitlines()
              if row.split() and row.split()[0] in MIX_OPERATIONS | {'all'}}
     assert set(table) == MIX_OPERATIONS | {'all'}
@@ -59,6 +60,7 @@ def test_mix_http(bench, tmp_path, database):
     assert float(table['all'][0]) > 0
     assert table['all'][-1] == '0', out
     assert 'offered' in out and 'database server CPU' in out
+    assert ', %s, ' % source in out
     (run,) = [json.loads(line) for line
               in (tmp_path / 'out.json').read_text().splitlines()]
     schedule = run['result']['_schedule']

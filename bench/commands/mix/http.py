@@ -36,6 +36,7 @@ from bench.common import web
 from bench.common import scratch
 from bench.common import meters
 from bench.common import serving
+from bench.common import sources
 from bench.common.cloud import Cloud
 from bench.commands.mix import traffic
 from bench.commands.mix.traffic import Http, Mix
@@ -62,6 +63,10 @@ def run(label, cmd, setup_cmd, args, root):
         cloud.write(db.url)
         web.log('    cloud written in %.1fs'
                 % (time.monotonic() - started))
+        if args.read_source == 'snapshot' and label != 'upstream':
+            http.close()
+            sources.restarted_on_snapshot(server, db, args.workers)
+            http = Http(server.port)
         result = Mix(cloud, http, args, meters.CpuMeter(
             server.proc.pid, db.url)).run()
         result['_server'] = {'cmd': cmd}
@@ -125,6 +130,10 @@ def add_arguments(parser):
     parser.add_argument('--db-url', help='MariaDB/PostgreSQL server URL '
                         '(default: SQLite)')
     parser.add_argument('--workers', type=int, default=2)
+    parser.add_argument('--read-source', choices=['database', 'snapshot'],
+                        default='database',
+                        help="this service's [placement] read_source (the "
+                        'server starts again once the cloud is written)')
     traffic.add_schedule_arguments(parser)
     parser.add_argument('--duration', type=float, default=60.0)
     parser.add_argument('--port-range', default='20900-20999')
@@ -145,8 +154,9 @@ def main(args):
     with scratch.directory('placement-mix-', args.keep) as root:
         for label, cmd, setup in runs:
             results[label] = run(label, cmd, setup, args, root)
-            title = '%s, %s, %d computes, %d workers, %.0f s' % (
+            title = '%s, %s, %s, %d computes, %d workers, %.0f s' % (
                 label, args.db_url and args.db_url.split(':')[0] or 'sqlite',
+                'database' if label == 'upstream' else args.read_source,
                 args.computes, args.workers, args.duration)
             if 'error' not in results[label]:
                 print_table(title, results[label], args.markdown)
