@@ -4,7 +4,9 @@ usage, traits and aggregates, and the names of classes and traits.
 A version never changes once built: a request reads one version from
 start to end while other threads of the worker build the next.
 ``changed`` builds the next version from the rows of the providers a
-change touched, copying the rest by reference.
+change touched, copying the rest by reference.  (The listing bytes a
+version keeps are a memo its successors share, each entry checked
+against the reader's own version.)
 """
 import typing
 
@@ -51,16 +53,18 @@ DERIVED = 8
 
 class Snapshot:
     """``providers`` {id: Provider}, ``by_uuid`` {uuid: id}, ``order``
-    the ids ascending, ``shown`` {id: Shown}, ``indexes`` (who has what,
-    indexes.Indexes); per provider id
-    ``inventories`` {rc id: Inventory}, ``usage`` {rc id: used},
-    ``traits`` (names) and ``aggregates`` (uuids); ``class_ids`` {name:
-    id}, ``trait_ids`` {name: id}.  Built by ``load`` and ``changed``.
+    the ids ascending, ``root_order`` the ids in the order of their
+    roots' (then their own: the order the read step's rows come in),
+    ``shown`` {id: Shown}, ``indexes`` (who has what, indexes.Indexes);
+    per provider id ``inventories`` {rc id: Inventory}, ``usage`` {rc
+    id: used}, ``traits`` (names) and ``aggregates`` (uuids);
+    ``class_ids`` {name: id}, ``trait_ids`` {name: id}.  Built by
+    ``load`` and ``changed``.
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
-                 class_ids, trait_ids, by_uuid, order, shown, indexes,
-                 rendered=None):
+                 class_ids, trait_ids, by_uuid, order, root_order, shown,
+                 indexes, rendered=None):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -70,27 +74,32 @@ class Snapshot:
         self.trait_ids = trait_ids
         self.by_uuid = by_uuid
         self.order = order
+        self.root_order = root_order
         self.shown = shown
         self.indexes = indexes
-        # {view shape: {provider id: its bytes in a listing}}.
-        self._rendered = rendered or {}
+        # {view shape: {provider id: (its Shown, its bytes in a listing)}},
+        # shared with the versions built from this one: the bytes are
+        # good for a version whose Shown of the provider is that one.
+        self._rendered = {} if rendered is None else rendered
         self._derived = {}
 
     def rendered(self, shape, render, ids):
         """[render(shown[rp]) for rp in ids], each kept per view
         ``shape`` (what else the bytes depend on) for this version and
-        the next ones the provider does not change in."""
+        the others the provider does not change in."""
         kept = self._rendered.get(shape)
         if kept is None:
             if len(self._rendered) >= RENDERED_SHAPES:
                 return [render(self.shown[rp]) for rp in ids]
             kept = self._rendered.setdefault(shape, {})
         found = []
+        shown = self.shown
         for rp in ids:
+            mine = shown[rp]
             part = kept.get(rp)
-            if part is None:
-                part = kept[rp] = render(self.shown[rp])
-            found.append(part)
+            if part is None or part[0] is not mine:
+                part = kept[rp] = (mine, render(mine))
+            found.append(part[1])
         return found
 
     def derived(self, key, build):
@@ -106,16 +115,13 @@ class Snapshot:
                 self._derived[key] = found
         return found
 
-    def rendered_without(self, provider_ids):
-        """What ``rendered`` kept, but for ``provider_ids``: for the next
-        version."""
-        carried = {}
-        for shape, kept in list(self._rendered.items()):
-            kept = dict(kept)
-            for rp in provider_ids:
+    def rendered_for_next(self, deleted):
+        """What ``rendered`` kept, for the next version, without the
+        bytes of the ``deleted`` providers."""
+        for kept in list(self._rendered.values()):
+            for rp in deleted:
                 kept.pop(rp, None)
-            carried[shape] = kept
-        return carried
+        return self._rendered
 
     def fingerprint(self):
         """``snapshot_rows.fingerprint`` of the cloud this holds."""
@@ -137,9 +143,9 @@ class Snapshot:
         return self.aggregates.get(rp, _NONE)
 
 
-def _uuid(providers, rp):
-    provider = providers.get(rp)
-    return None if provider is None else provider.uuid
+def _field(providers, rp, name):
+    """Field ``name`` of provider ``rp``, None when there is none."""
+    return getattr(providers.get(rp), name, None)
 
 
 def _shown(providers, rp):
@@ -186,6 +192,10 @@ def _read_providers(conn, ids):
         kept_once(aggregates)
 
 
+def _root_order(providers):
+    return sorted(providers, key=lambda rp: (providers[rp].root_id, rp))
+
+
 def load(conn):
     """The whole cloud as ``conn``'s transaction sees it."""
     parts = _read_providers(conn, None)
@@ -193,7 +203,7 @@ def load(conn):
     return Snapshot(*parts, snapshot_rows.class_ids(conn),
                     snapshot_rows.trait_ids(conn),
                     {p.uuid: rp for rp, p in providers.items()},
-                    sorted(providers),
+                    sorted(providers), _root_order(providers),
                     {rp: _shown(providers, rp) for rp in providers},
                     indexes_mod.build(parts))
 
@@ -205,6 +215,11 @@ def changed(conn, old, provider_ids, names):
     parts = []
     for before, after in zip((old.providers, old.inventories, old.usage,
                               old.traits, old.aggregates), fresh):
+        if all(before.get(rp) == after.get(rp) for rp in provider_ids):
+            # Most writes move a generation and usage only: the other
+            # parts are the old version's, not copies.
+            parts.append(before)
+            continue
         part = dict(before)
         for rp in provider_ids:
             part.pop(rp, None)
@@ -212,10 +227,12 @@ def changed(conn, old, provider_ids, names):
         parts.append(part)
     providers = parts[0]
     by_uuid, order, shown = old.by_uuid, old.order, dict(old.shown)
+    root_order = old.root_order
     # A deleted provider's id may come back for a new one (SQLite takes
     # the highest id again): compare uuids, not ids.
     renamed = [rp for rp in provider_ids
-               if _uuid(old.providers, rp) != _uuid(providers, rp)]
+               if _field(old.providers, rp, 'uuid')
+               != _field(providers, rp, 'uuid')]
     if renamed:
         by_uuid = dict(by_uuid)
         for rp in renamed:
@@ -226,6 +243,9 @@ def changed(conn, old, provider_ids, names):
                 by_uuid[providers[rp].uuid] = rp
     if any((rp in old.providers) != (rp in providers) for rp in provider_ids):
         order = sorted(providers)
+    if any(_field(old.providers, rp, 'root_id')
+           != _field(providers, rp, 'root_id') for rp in provider_ids):
+        root_order = _root_order(providers)
     for rp in provider_ids:
         if rp in providers:
             shown[rp] = _shown(providers, rp)
@@ -239,5 +259,6 @@ def changed(conn, old, provider_ids, names):
     found = indexes_mod.changed(
         old.indexes, (old.providers, old.inventories, old.usage, old.traits,
                       old.aggregates), parts, provider_ids)
-    return Snapshot(*parts, class_ids, trait_ids, by_uuid, order, shown,
-                    found, old.rendered_without(provider_ids))
+    return Snapshot(*parts, class_ids, trait_ids, by_uuid, order, root_order,
+                    shown, found, old.rendered_for_next(
+                        [rp for rp in provider_ids if rp not in providers]))

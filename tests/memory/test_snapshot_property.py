@@ -86,7 +86,7 @@ def test_the_list_answers_alike(world, placement_db, specs, drawn):
 def _contents(snap):
     return (snap.providers, snap.inventories, snap.usage, snap.traits,
             snap.aggregates, snap.class_ids, snap.trait_ids, snap.by_uuid,
-            snap.order, snap.shown, snap.indexes)
+            snap.order, snap.root_order, snap.shown, snap.indexes)
 
 
 @random_clouds.over_http(30)
