@@ -74,9 +74,16 @@ class MemoryRows:
                 self.root_check, self.used_counts)
 
     def _ordered(self, ids):
-        """``ids`` in root order, as the statements order their rows."""
-        providers = self.snap.providers
-        return sorted(ids, key=lambda rp: (providers[rp].root_id, rp))
+        """``ids`` (a set or dict) in root order, as the statements order
+        their rows: a few sorted, many picked from the snapshot's root
+        order as they are read (a read with a limit stops early)."""
+        snap = self.snap
+        if ids is snap.providers:
+            return snap.root_order
+        if len(ids) * _SORTED_BELOW < len(snap.providers):
+            providers = snap.providers
+            return sorted(ids, key=lambda rp: (providers[rp].root_id, rp))
+        return (rp for rp in snap.root_order if rp in ids)
 
     def _group_rows(self, index, ids, every_root=False):
         group = self.search.groups[index]
@@ -262,6 +269,9 @@ class MemoryRows:
 
 # No inventories, no usage (shared, never changed).
 _NONE = {}
+# Fewer providers than one in this many of the snapshot's are sorted
+# rather than picked from its root order.
+_SORTED_BELOW = 8
 
 
 def _parts(layout, found):

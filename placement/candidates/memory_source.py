@@ -63,17 +63,10 @@ class MemorySource:
 
     def served(self, names):
         """{sharing provider: {roots of the trees it serves}}: every tree
-        with a provider in one of its aggregates."""
+        with a provider in one of its aggregates (one value per
+        version: callers do not change it)."""
         snap = self.snap
-        members = snap.indexes.aggregates
-        found = {}
-        for rp in snap.indexes.traits.get(names_mod.SHARING_TRAIT, ()):
-            roots = {snap.providers[member].root_id
-                     for aggregate in snap.aggregates_of(rp)
-                     for member in members[aggregate]}
-            if roots:
-                found[rp] = roots
-        return found
+        return snap.derived(('served',), lambda: _served(snap))
 
     def rows(self, search, plan):
         return memory_rows.MemoryRows(self, search, plan)
@@ -149,3 +142,15 @@ class MemorySource:
         database)."""
         assert changed is None
         return stranded.free_in(self.snap, classes, scoped, self.dialect)
+
+
+def _served(snap):
+    members = snap.indexes.aggregates
+    found = {}
+    for rp in snap.indexes.traits.get(names_mod.SHARING_TRAIT, ()):
+        roots = {snap.providers[member].root_id
+                 for aggregate in snap.aggregates_of(rp)
+                 for member in members[aggregate]}
+        if roots:
+            found[rp] = roots
+    return found
