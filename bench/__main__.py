@@ -12,6 +12,8 @@ COMMANDS = {
                 '(in-process)'),
     'answer-memory': ('answer_memory', "a worker's memory for one full "
                       'answer (in-process)'),
+    'answer-floor': ('answer_floor', 'a full answer against its floor: '
+                     'one read, a plain build, orjson (in-process)'),
     'capacity': ('capacity', 'POST /capacity of 20 shapes against '
                  "os-capacity's method (in-process)"),
     'metrics': ('metrics', 'GET /metrics and the capacity gauges '

@@ -23,6 +23,14 @@ def test_answer_memory(bench, source):
     assert row[2].endswith(' MB') and row[4].endswith('x')
 
 
+def test_answer_floor(bench):
+    found = {row[1]: row for row in rows(bench(
+        'answer-floor', '--flat', '50', '--repeats', '2')) if row[0] == '50'}
+    assert set(found) == {'floor', 'database', 'snapshot'}
+    assert found['floor'][3] == '1.00'
+    assert all(float(row[2]) > 0 for row in found.values())
+
+
 def _fits(out):
     return re.findall(r'^  (\S+) +fits +(\d+) +on +(\d+) providers$', out,
                       flags=re.M)
