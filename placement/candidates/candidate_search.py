@@ -30,6 +30,15 @@ How one tree (the "anchor") is searched:
    (The constraints of steps 2 and 3: ``search_state.py``.)
 4. A candidate of sharing providers only is the same from every tree they
    serve: it is given once.
+
+Trees alike are searched once (``_alike``): two trees without sharing
+providers whose providers, named by their places in the order the
+search meets them (``places``), have the same fits, limits, trait
+masks and parents (``kind``), have the same candidates but for those
+names, so the second one's are the first's with its own (a cloud of
+thousands of alike compute nodes has a few kinds of tree).  The
+capacity count keeps its kinds across shapes (filling.Kinds) by the
+same ``places`` and ``kind``.
 """
 import itertools
 import typing
@@ -105,11 +114,10 @@ def candidates(request, trees, breadth_first=False):
         found = _lone(request, trees)
         return _once(found, request.sharing.roots) \
             if request.sharing.roots else found
-    per_tree = (search_tree(request, tree) for tree in trees)
     if not breadth_first:
-        found = itertools.chain.from_iterable(per_tree)
+        found = _alike(request, trees)
     else:
-        found = round_robin(per_tree)
+        found = round_robin(search_tree(request, tree) for tree in trees)
     if request.sharing.roots:
         found = _once(found, request.sharing.roots)
     return found
@@ -146,6 +154,82 @@ def search_tree(request, tree):
             yield _candidate(request, picks)
         elif state.ahead(options, depth + 1):
             iters.append(iter(options[depth + 1]))
+
+
+# A kind of tree is kept with at most this many candidates (a tree with
+# more is searched each time), and at most this many kinds per request.
+KIND_CANDIDATES = 64
+KINDS = 512
+
+
+def _alike(request, trees):
+    """search_tree of each of ``trees`` in turn, each kind of tree
+    searched once (see the module docstring)."""
+    found_for = {}
+    sharing = request.sharing
+    for tree in trees:
+        if sharing.roots and (
+                any(tree.root in by_root for by_root in sharing.serving)
+                or not all(sharing.roots.keys().isdisjoint(members)
+                           for members in tree.members if members)):
+            # What the search knows of sharing providers is the
+            # request's, by id.
+            yield from search_tree(request, tree)
+            continue
+        own, at = places(tree)
+        key = kind(tree, at, {(at[rp], rc): most
+                              for (rp, rc), most in tree.limits.items()})
+        kept = found_for.get(key)
+        if kept is not None:
+            # Place -1 is own[0], -2 own[1], ...
+            named = own[::-1].__getitem__
+            for allocations, mappings in kept:
+                yield ({named(place): amounts
+                        for place, amounts in allocations.items()},
+                       {suffix: tuple(map(named, ats))
+                        for suffix, ats in mappings.items()})
+            continue
+        found = search_tree(request, tree)
+        first = list(itertools.islice(found, KIND_CANDIDATES + 1))
+        yield from first
+        if len(first) > KIND_CANDIDATES:
+            yield from found
+        elif len(found_for) < KINDS:
+            placed = at.__getitem__
+            found_for[key] = [
+                ({at[rp]: amounts for rp, amounts in allocations.items()},
+                 {suffix: tuple(map(placed, rps))
+                  for suffix, rps in mappings.items()})
+                for allocations, mappings in first]
+
+
+def places(tree):
+    """(The providers of ``tree`` in the order the search meets them,
+    {provider: its place -1, -2, ...}; None stays None): trees alike but
+    for their providers' ids have alike places."""
+    own = list(dict.fromkeys(itertools.chain(
+        *(members or () for members in tree.members), tree.parents or ())))
+    at = {rp: -1 - index for index, rp in enumerate(own)}
+    at[None] = None
+    return own, at
+
+
+def kind(tree, at, limits, serving=()):
+    """What the search of ``tree`` depends on, its providers named by
+    their places ``at`` (see ``places``); ``limits`` {(place, rc):
+    most} and ``serving``, the sharing providers serving the tree (by
+    id), as the caller names them.  The dicts' items are taken in their
+    order: alike trees read alike give them alike."""
+    place = at.__getitem__
+    parents = tree.parents
+    return (tuple(None if members is None else
+                  (tuple(map(place, members)), tuple(members.values()))
+                  for members in tree.members),
+            tuple(map(place, tree.masks)), tuple(tree.masks.values()),
+            tuple(limits.items()),
+            None if parents is None else (tuple(map(place, parents)),
+                                          tuple(map(place, parents.values()))),
+            serving)
 
 
 def _lone(request, trees):

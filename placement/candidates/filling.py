@@ -217,28 +217,15 @@ class Kinds:
                     serving)
             at = None
         else:
-            # Places follow the order the combiner meets the providers in.
-            own = list(dict.fromkeys(itertools.chain(
-                *(members or () for members in tree.members),
-                tree.parents or ())))
-            at = _places(own)
+            own, at = candidate_search.places(tree)
             most = self.most
             limits = {(at[rp], rc): min(limit, most[rc])
                       for (rp, rc), limit in tree.limits.items()}
-            kind = (
-                tuple(None if members is None else tuple(
-                    (at[rp], fit) for rp, fit in members.items())
-                    for members in tree.members),
-                tuple((at[rp], mask) for rp, mask in tree.masks.items()),
-                tuple(limits.items()),
-                None if tree.parents is None else tuple(
-                    (at[rp], at[parent])
-                    for rp, parent in tree.parents.items()),
-                serving)
+            kind = candidate_search.kind(tree, at, limits, serving)
         found = self.found.get(kind)
         if found is None:
             if at is None:
-                at, limits = _places(own), {}
+                at, limits = candidate_search.places(tree)[1], {}
             found = self.found[kind] = self._candidates(tree, at, limits)
         return own, found
 
@@ -277,14 +264,6 @@ class Kinds:
                  for rc, amount in amounts.items()]
                 for allocations, _ in candidate_search.candidates(
                     self.request, [placed])]
-
-
-def _places(own):
-    """{provider: its place} of a tree's ``own`` providers in order (None
-    stays None)."""
-    at = {rp: -1 - index for index, rp in enumerate(own)}
-    at[None] = None
-    return at
 
 
 def _run(root, rooms, filled):

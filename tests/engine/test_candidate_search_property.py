@@ -61,9 +61,29 @@ group_st = st.fixed_dictionaries({
 
 
 @st.composite
-def cases(draw):
-    world = World(draw(st.lists(provider_st, min_size=1, max_size=8)))
-    specs = draw(st.lists(group_st, min_size=1, max_size=3))
+def _repeated(draw, specs, copies):
+    """``specs`` ``copies`` times over, each copy's parents its own, and
+    now and then a copy's provider with other room or traits: trees
+    alike but for one thing."""
+    found = []
+    for copy in range(copies):
+        for spec in specs:
+            spec = dict(spec, parent=None if spec['parent'] is None
+                        else spec['parent'] + copy * len(specs))
+            if copy and draw(st.booleans()):
+                spec['inv'] = {rc: dict(inv, room=draw(st.integers(0, 4)))
+                               for rc, inv in spec['inv'].items()}
+            if copy and draw(st.booleans()):
+                spec['traits'] = draw(st.sets(st.sampled_from(TRAITS)))
+            found.append(spec)
+    return found
+
+
+@st.composite
+def cases(draw, copies=st.just(1), groups=1):
+    world = World(draw(_repeated(draw(st.lists(
+        provider_st, min_size=1, max_size=8)), draw(copies))))
+    specs = draw(st.lists(group_st, min_size=groups, max_size=3))
     unsuffixed = draw(st.booleans())
     groups = []
     for index, spec in enumerate(specs):
@@ -93,6 +113,19 @@ def cases(draw):
 @hypothesis.settings(max_examples=1500, deadline=None, derandomize=True)
 @hypothesis.given(cases())
 def test_combiner_matches_brute_force(case):
+    _matches_brute_force(case)
+
+
+@hypothesis.settings(max_examples=500, deadline=None, derandomize=True)
+@hypothesis.given(cases(copies=st.integers(2, 3), groups=2))
+def test_trees_alike_are_combined_alike(case):
+    """The world's trees again and again (some copies changed a little),
+    several groups: each kind of tree is searched once and its
+    candidates given for every copy with the copy's ids."""
+    _matches_brute_force(case)
+
+
+def _matches_brute_force(case):
     world, groups, root_required, isolate, same_subtree, old, limit = case
     args = (world, groups, root_required, isolate, same_subtree, old)
     request, trees = reader_values(*args)

@@ -66,3 +66,64 @@ def test_first_candidate_of_a_wide_tree_comes_fast():
     first = next(cs.candidates(request, [tree]))
     assert time.process_time() - started < 0.2
     assert first[1] == {str(g): (g + 1,) for g in range(1, 33)}
+
+
+def _tree_at(root, members, limits=None, masks=None, parents=None):
+    """A tree of root ``root`` with its providers' ids offset by it."""
+    return cs.Tree(root, [{root + rp: fit for rp, fit in found.items()}
+                          for found in members],
+                   {(root + rp, rc): most
+                    for (rp, rc), most in (limits or {}).items()},
+                   {root + rp: mask for rp, mask in (masks or {}).items()},
+                   None if parents is None else {
+                       root + rp: None if parent is None else root + parent
+                       for rp, parent in parents.items()})
+
+
+def test_trees_alike_but_for_limits_are_searched_each():
+    # Two groups on one provider's VF: 2 + 1 fits a limit of 3, not 2.
+    request = cs.Request([cs.Group('1', {VF: 2}), cs.Group('2', {VF: 1})])
+    trees = [_tree_at(root, [{1: 1}, {1: 1}], {(1, VF): most})
+             for root, most in ((10, 3), (20, 2), (30, 3))]
+    assert list(cs.candidates(request, trees)) == [
+        ({rp: {VF: 3}}, {'1': (rp,), '2': (rp,)}) for rp in (11, 31)]
+    assert list(cs.candidates(request, trees[1:])) == [
+        ({31: {VF: 3}}, {'1': (31,), '2': (31,)})]
+
+
+def test_trees_alike_but_for_traits_are_searched_each():
+    # The unsuffixed group (one provider per class) needs a trait of its
+    # one any-of set, which only the root of the first and last trees has.
+    request = cs.Request([cs.Group('', {VF: 1, 8: 1}, spread=True,
+                                   trait_sets=1), cs.Group('1', {8: 1})])
+    members = [{0: 0b01, 1: 0b10}, {1: 1}]
+    trees = [_tree_at(root, members, masks={0: mask}, parents={0: None,
+                                                                1: 0})
+             for root, mask in ((10, 1), (20, 0), (30, 1))]
+    assert [mappings for _, mappings in cs.candidates(request, trees)] == [
+        {'': (root, root + 1), '1': (root + 1,)} for root in (10, 30)]
+
+
+def test_trees_alike_but_for_parents_are_searched_each():
+    # same_subtree of groups 1 and 2: provider 2 under 1 holds, provider
+    # 2 beside 1 (both under the root) does not.
+    rule = tree_rules.SameSubtree(('_1', '_2'), (0, 1))
+    request = cs.Request([cs.Group('1', {VF: 1}), cs.Group('2', {8: 1})],
+                         same_subtree=(rule,))
+    members = [{1: 1}, {2: 1}]
+    trees = [_tree_at(root, members, parents={0: None, 1: 0, 2: under})
+             for root, under in ((10, 1), (20, 0), (30, 1))]
+    assert [mappings for _, mappings in cs.candidates(request, trees)] == [
+        {'1': (root + 1,), '2': (root + 2,)} for root in (10, 30)]
+
+
+def test_trees_with_their_own_sharing_providers_are_searched_each():
+    # Providers 11 and 21 share (their trait masks are the request's,
+    # by id) and serve only their own trees: only 11 has the trait.
+    request = cs.Request(
+        [cs.Group('', {VF: 1}, spread=True, trait_sets=1)],
+        one_per_tree=True,
+        sharing=cs.Sharing({11: 10, 21: 20}, [{}], {}, {11: 1}))
+    trees = [_tree_at(root, [{1: 1}]) for root in (10, 20)]
+    assert [mappings for _, mappings in cs.candidates(request, trees)] == [
+        {'': (11,)}]
