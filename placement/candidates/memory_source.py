@@ -1,5 +1,5 @@
 """The read step's source in a worker's snapshot (memory/snapshot.py):
-the rows ``database_source``'s statements read (``memory_rows``), and
+the rows ``database_rows``' statements read (``memory_rows``), and
 what the uses read beside them, each as the database answers it.
 
 Names are matched by themselves here (traits by name, aggregates by
