@@ -282,7 +282,8 @@ class World:
             # InnoDB checks the tree's self-references row by row.
             conn.execute(tables.resource_providers.update().values(
                 root_provider_id=None, parent_provider_id=None))
-            for table in (tables.allocations, tables.inventories,
+            for table in (tables.allocations, tables.consumers,
+                          tables.inventories,
                           tables.resource_provider_traits,
                           tables.resource_provider_aggregates,
                           tables.placement_aggregates,
@@ -358,6 +359,63 @@ class World:
                         aggregate_id=self._agg(conn, agg)))
         self.providers[name] = info
         return info['uuid']
+
+    def _external(self, conn, table, column, value):
+        """The id of the row of ``table`` whose ``column`` is ``value``
+        (made if missing)."""
+        found = conn.execute(sa.select(table.c.id).where(
+            table.c[column] == value)).scalar()
+        if found is None:
+            found = conn.execute(table.insert().values(
+                **{column: value})).inserted_primary_key[0]
+        return found
+
+    def consume(self, allocations, consumer_type=None, recorded=True):
+        """A consumer holding ``allocations`` {provider name: {rc:
+        amount}}, with its consumer row (of type ``consumer_type``, a
+        name, or none) unless not ``recorded`` (allocations written before
+        consumers were); its uuid."""
+        consumer = str(uuid.uuid4())
+        with self.engine.begin() as conn:
+            if recorded:
+                conn.execute(tables.consumers.insert().values(
+                    uuid=consumer, generation=1,
+                    project_id=self._external(conn, tables.projects,
+                                              'external_id', PROJECT),
+                    user_id=self._external(conn, tables.users,
+                                           'external_id', USER),
+                    consumer_type_id=consumer_type and self._external(
+                        conn, tables.consumer_types, 'name',
+                        consumer_type)))
+            for name, amounts in allocations.items():
+                info = self.providers[name]
+                for rc, amount in amounts.items():
+                    conn.execute(tables.allocations.insert().values(
+                        resource_provider_id=info['id'],
+                        resource_class_id=self.rc_ids[rc],
+                        consumer_id=consumer, used=amount))
+                    info['used'][rc] = info['used'].get(rc, 0) + amount
+        return consumer
+
+    def add_random_consumers(self, names, specs):
+        """Consumers of ``random_clouds.consumer_st`` examples on the
+        providers ``names`` (a provider index names one of them; classes
+        a provider has no inventory of are left out); their uuids."""
+        made = []
+        for spec in specs:
+            allocations = {}
+            for index, amounts in spec['holds'].items():
+                if index >= len(names):
+                    continue
+                inventory = self.providers[names[index]]['inventory']
+                mine = {rc: amount for rc, amount in amounts.items()
+                        if rc in inventory}
+                if mine:
+                    allocations[names[index]] = mine
+            if allocations:
+                made.append(self.consume(allocations, spec['type'],
+                                         spec['recorded']))
+        return made
 
     def add_random(self, specs):
         """Providers rp0, rp1, ... from ``random_clouds.provider_st``
