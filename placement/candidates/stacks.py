@@ -214,23 +214,23 @@ def count_capacity(where, shapes, version):
                               _reading_by(where, ROOMS))
 
 
-def what_if(conn, shapes, version, asked):
+def what_if(where, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
     ``shapes`` as changed, with the evacuation's and N+1's answers when
-    asked."""
-    where = database_source.DatabaseSource(conn)
+    asked, read from ``where`` (see ``answer``: the queries are the
+    shapes' and those of ``asked.shapes_of``)."""
     rooms = _reading_by(where, ROOMS)
-    changed = changes.resolve(conn, asked, _reading_by(where, AS_NEW))
+    changed = changes.resolve(where, asked, _reading_by(where, AS_NEW))
     moved = None
     if asked.evacuate:
-        changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
+        changed, moved = evacuation.evacuate(where, changed, asked.shapes_of,
                                              rooms)
     answer = capacity_mod.count(where, shapes, version, rooms, changed)
     if moved is not None:
         answer['evacuation'] = moved
     if asked.survive:
         answer['survive'] = survival.survive(
-            conn, changed, asked.survive_member_of, asked.shapes_of, rooms)
+            where, changed, asked.survive_member_of, asked.shapes_of, rooms)
     return answer
 
 

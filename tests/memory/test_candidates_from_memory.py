@@ -1,7 +1,7 @@
-"""GET /allocation_candidates, its explanation and the capacity count
-read from a snapshot against the same reads from the database, below
-HTTP, on random clouds: every group's rows and the whole answers, byte
-for byte, default and weighed orders."""
+"""GET /allocation_candidates, its explanation, the capacity count and
+its what-ifs read from a snapshot against the same reads from the
+database, below HTTP, on random clouds: every group's rows and the
+whole answers, byte for byte, default and weighed orders."""
 import dataclasses
 
 import hypothesis
@@ -13,6 +13,7 @@ from urllib import parse
 
 from placement import errors
 from placement import microversions
+from placement.candidates import changes
 from placement.candidates import database_source
 from placement.candidates import memory_source
 from placement.candidates import query
@@ -267,3 +268,141 @@ def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
             assert len(begun) == transactions
     finally:
         sqlalchemy.event.remove(*listener)
+
+
+def _what_if(where, shapes, asked):
+    try:
+        return stacks.what_if(where, shapes, LATEST, asked)
+    except errors.PlacementError as exc:
+        return exc.status, exc.detail
+
+
+# Shapes whose names all exist (the what-if's own 400s are drawn
+# below).
+known_group_st = group_st.map(lambda group: dict(
+    group, required=group['required'] - {'CUSTOM_NEVER_MADE'},
+    forbidden=group['forbidden'] - {'CUSTOM_NEVER_MADE'}))
+shape_st = st.fixed_dictionaries({
+    'groups': st.lists(known_group_st, min_size=1, max_size=2),
+    'isolate': st.booleans(),
+    'in_tree': st.one_of(st.none(), st.integers(0, 7)),
+    'root_required': st.sampled_from([None, 'CUSTOM_A', '!CUSTOM_B']),
+    'same_subtree': st.booleans(),
+    'limit': st.sampled_from([None, 1, 3]),
+})
+changes_st = st.fixed_dictionaries({
+    # Roots by index among the roots.
+    'roots': st.lists(st.integers(0, 6), max_size=2),
+    'copies': st.lists(st.tuples(st.integers(0, 6), st.integers(1, 2)),
+                       max_size=2),
+    # A and B may have members, E has none.
+    'aggregates': st.lists(st.sampled_from(['A', 'A', 'B', 'E']),
+                           max_size=1),
+    'evacuate': st.booleans(),
+    'survive': st.sampled_from([False, False, True, 'A', 'E']),
+    # Now and then a field naming a provider that is not a root or does
+    # not exist, or an aggregate that does not exist.
+    'wrong': st.sampled_from([None] * 8 + ['roots', 'copies', 'aggregates',
+                                           'survive']),
+    'given': st.one_of(st.none(), st.tuples(st.integers(0, 5),
+                                            known_group_st)),
+})
+# An aggregate and a provider that do not exist.
+UNKNOWN = '00000000-0000-0000-0000-00000000000c'
+
+
+def _asked(world, names, consumers, drawn):
+    """The changes.Asked of a ``changes_st`` example on the providers
+    ``names`` and the ``consumers`` (uuids)."""
+    roots = [world.uuid(name) for name in names
+             if world.providers[name]['parent'] is None]
+    inner = [world.uuid(name) for name in names
+             if world.providers[name]['parent'] is not None]
+    wrong = {field: [] for field in ('roots', 'copies', 'aggregates')}
+    if drawn['wrong'] in ('roots', 'copies'):
+        wrong[drawn['wrong']].append(inner[0] if inner else UNKNOWN)
+    elif drawn['wrong'] == 'aggregates':
+        wrong['aggregates'].append(UNKNOWN)
+
+    def aggregate(name):
+        return world.aggs[name][1]
+    survive = drawn['survive']
+    member_of = aggregate(survive) if isinstance(survive, str) else None
+    if drawn['wrong'] == 'survive':
+        survive, member_of = True, UNKNOWN
+    shapes_of = {}
+    if drawn['given'] is not None and consumers:
+        index, group = drawn['given']
+        shapes_of[consumers[index % len(consumers)]] = \
+            query.parse_candidate_query(webob.multidict.MultiDict(
+                parse.parse_qsl(_query_string(world, names, {
+                    'groups': [group], 'isolate': False, 'in_tree': None,
+                    'root_required': None, 'same_subtree': False,
+                    'limit': None}))), LATEST)
+    return changes.Asked(
+        without_roots=tuple(roots[index % len(roots)]
+                            for index in drawn['roots']) + tuple(
+            wrong['roots']),
+        without_aggregates=tuple(map(aggregate, drawn['aggregates'])) + tuple(
+            wrong['aggregates']),
+        copies=tuple((roots[index % len(roots)], count)
+                     for index, count in drawn['copies']) + tuple(
+            (uuid, 1) for uuid in wrong['copies']),
+        evacuate=drawn['evacuate'], survive=bool(survive),
+        survive_member_of=member_of, shapes_of=shapes_of)
+
+
+@random_clouds.over_http(100)
+@hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
+                           max_size=7),
+                  st.lists(random_clouds.consumer_st, max_size=6),
+                  st.lists(shape_st, min_size=1, max_size=2),
+                  changes_st)
+def test_what_ifs_answer_alike(world, placement_db, specs, consumers, drawn,
+                               changed):
+    """POST /capacity with ``without`` (roots, aggregates), ``with``,
+    ``evacuate``, ``survive`` and ``shapes_of``, from either source: the
+    answers, or the same 400."""
+    world.clear()
+    with world.engine.begin() as conn:
+        for trait in random_clouds.TRAITS:
+            world._trait(conn, trait)
+        for aggregate in 'ABE':
+            world._agg(conn, aggregate)
+    names = world.add_random(specs)
+    made = world.add_random_consumers(names, consumers)
+    shapes = {}
+    for number, request in enumerate(drawn):
+        params = webob.multidict.MultiDict(parse.parse_qsl(
+            _query_string(world, names, request)))
+        try:
+            shapes['s%d' % number] = query.parse_candidate_query(params,
+                                                                 LATEST)
+        except errors.PlacementError:
+            continue
+    if not shapes:
+        return
+    asked = _asked(world, names, made, changed)
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        in_memory = _what_if(memory_source.MemorySource(
+            snap, conn.dialect.name), shapes, asked)
+        in_database = _what_if(database_source.DatabaseSource(conn), shapes,
+                               asked)
+    assert in_memory == in_database
+    answered = isinstance(in_database, dict)
+    hypothesis.event('answered' if answered else 'refused')
+    if answered:
+        hypothesis.target(
+            in_database.get('evacuation', {}).get('moved', 0)
+            + len(in_database.get('survive', {}).get('failing', ())))
+    if answered and 'evacuation' in in_database:
+        hypothesis.event('moved: %d' % min(
+            in_database['evacuation']['moved'], 2))
+        hypothesis.event('nowhere: %d' % min(
+            in_database['evacuation']['nowhere'], 2))
+        hypothesis.event('dropped: %d' % min(
+            in_database['evacuation']['dropped'], 1))
+    if answered and 'survive' in in_database:
+        hypothesis.event('failing: %d' % min(
+            len(in_database['survive']['failing']), 1))
