@@ -21,9 +21,7 @@ The uses:
     list      read(LIST) -> assemble -> combine -> limit -> render
     weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
               with a limit, bounds first, then read -> assemble -> combine
-              band by band as the weights need (ranking.py); list,
-              weighed, explain and capacity read the worker's snapshot
-              when it has one (answer), what if and claim the database
+              band by band as the weights need (ranking.py)
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -44,6 +42,11 @@ The uses:
               ties -> choose -> check room -> write; from the read again
               while concurrent writers take the room chosen; no fit:
               explain's summary
+
+Which source each reads: list, weighed, explain, capacity and what if
+read the worker's snapshot when it has one and it answers the queries
+as the database would (``answer``), else the database; claim reads the
+database, in the transaction it writes in.
 """
 import dataclasses
 import itertools

@@ -5,15 +5,19 @@ The pair of servers of tests/memory/conftest.py (``database`` reads SQL,
 API to either server: compute roots with NUMA-like children and PF-like
 grandchildren, sharing providers, traits and aggregates at every level,
 awkward ratios and units, and consumers, some filling providers nearly
-full.  Random writes follow, and after each the same random
+full.  Random writes follow (consumers moved, their types changed at
+microversion 1.38, deleted), and after each the same random
 GET /allocation_candidates at microversions 1.10 to 1.39, its
-explanation and GET /capacity must answer alike on both: status and
-body bytes (an error's without its request id).  Bytes, not sorted
+explanation and GET /capacity, and random POST /capacity what-ifs
+(``without``, ``with``, ``evacuate``, ``survive``, ``shapes_of``) must
+answer alike on both: status and body bytes (an error's without its
+request id).  Bytes, not sorted
 candidates: with the default configuration
 (``randomize_allocation_candidates`` off) the order is part of the
 answer.
 """
 import random
+import urllib.parse
 import uuid
 
 import pytest
@@ -158,19 +162,72 @@ def _amounts(client, rp, rng):
     return amounts
 
 
-def _allocate(client, cloud):
+# Consumer types, a consumer moving off a host (MIGRATION) now and then.
+TYPES = ['INSTANCE', 'INSTANCE', 'INSTANCE', 'MIGRATION']
+
+
+def _allocations(client, cloud):
+    """Random allocations {rp: {rc: amount}} on one or two providers (may
+    be empty)."""
     allocations = {}
     picked = [cloud.pick('root', 'numa', 'pf', 'sharing') for _ in '12']
     for rp in [rp for rp in dict.fromkeys(picked) if rp]:
         amounts = _amounts(client, rp, cloud.rng)
         if amounts:
             allocations[rp] = amounts
+    return allocations
+
+
+def _allocate(client, cloud):
+    allocations = _allocations(client, cloud)
     if not allocations:
         return
     consumer = cloud.uuid()
     if client.put('/allocations/' + consumer, json=helpers.body(
-            allocations)).status_code == 204:
+            allocations, consumer_type=cloud.rng.choice(TYPES))
+            ).status_code == 204:
         cloud.consumers.append(consumer)
+
+
+def _held(client, consumer):
+    """(allocations {rp: {rc: amount}}, generation) of ``consumer``."""
+    found = client.get('/allocations/' + consumer,
+                       headers=helpers.version('1.38')).json()
+    return ({rp: held['resources']
+             for rp, held in found['allocations'].items()},
+            found.get('consumer_generation'))
+
+
+def _move(client, cloud):
+    """A consumer's allocations replaced by others (a migration done)."""
+    if not cloud.consumers:
+        return
+    consumer = cloud.rng.choice(cloud.consumers)
+    allocations = _allocations(client, cloud)
+    if allocations:
+        _, generation = _held(client, consumer)
+        helpers.put(client, consumer, allocations,
+                    consumer_generation=generation,
+                    consumer_type=cloud.rng.choice(TYPES))
+
+
+def _retype(client, cloud):
+    """A consumer's type changed and nothing else (1.38), by PUT or
+    POST /allocations."""
+    if not cloud.consumers:
+        return
+    consumer = cloud.rng.choice(cloud.consumers)
+    allocations, generation = _held(client, consumer)
+    body = helpers.body(allocations, consumer_generation=generation,
+                        consumer_type=cloud.rng.choice(['INSTANCE',
+                                                        'MIGRATION']))
+    if cloud.rng.random() < 0.5:
+        response = client.put('/allocations/' + consumer, json=body,
+                              headers=helpers.version('1.38'))
+    else:
+        response = client.post('/allocations', json={consumer: body},
+                               headers=helpers.version('1.38'))
+    assert response.status_code == 204, response.text
 
 
 def _release(client, cloud):
@@ -196,8 +253,9 @@ def _delete(client, cloud):
         del cloud.kinds[rp], cloud.parents[rp]
 
 
-STEPS = [(_inventories, 4), (_allocate, 4), (_release, 2), (_traits, 2),
-         (_aggregates, 2), (_reparent, 1), (_delete, 1)]
+STEPS = [(_inventories, 4), (_allocate, 4), (_release, 2), (_move, 2),
+         (_retype, 2), (_traits, 2), (_aggregates, 2), (_reparent, 1),
+         (_delete, 1)]
 
 
 def _build(clients, cloud):
@@ -304,10 +362,43 @@ def _query(rng, cloud, version):
     return params
 
 
-def _compare(left, right, cloud, counts, queries=8):
+def _what_if(rng, cloud, version):
+    """A POST /capacity body with random changes: roots taken out (now
+    and then one that is not a root), aggregates (some never made),
+    copies, the evacuation, N+1 and a consumer's shape given."""
+    body = {'shapes': {'s%d' % number: urllib.parse.urlencode(
+        _query(rng, cloud, version)) for number in range(rng.randint(1, 2))}}
+    roots = cloud.of('root', 'sharing')
+    without = {}
+    if rng.random() < 0.7:
+        without['roots'] = rng.sample(roots, min(len(roots),
+                                                 rng.randint(0, 2)))
+        if rng.random() < 0.1 and cloud.of('numa'):
+            without['roots'].append(cloud.pick('numa'))
+    if rng.random() < 0.25:
+        without['aggregates'] = rng.sample(AGGREGATES, 1)
+    if without:
+        body['without'] = without
+        body['evacuate'] = rng.random() < 0.7
+    if roots and rng.random() < 0.4:
+        body['with'] = [{'like': rng.choice(roots),
+                         'count': rng.randint(1, 2)}]
+    if rng.random() < 0.3:
+        body['survive'] = rng.choice(['each_root', {
+            'each_root': True, 'member_of': rng.choice(AGGREGATES)}])
+    if cloud.consumers and (body.get('evacuate') or 'survive' in body) \
+            and rng.random() < 0.3:
+        body['shapes_of'] = {rng.choice(cloud.consumers): 'resources=VCPU:1'}
+    if len(body) == 1:
+        body['without'] = {'roots': []}
+    return body
+
+
+def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
     """``queries`` random queries alike on both servers, each answered,
-    explained and counted (GET /capacity); ``counts`` of the statuses
-    seen, and of answers with candidates."""
+    explained and counted (GET /capacity), and ``what_ifs`` random
+    POST /capacity with changes; ``counts`` of the statuses seen, of
+    answers with candidates and of what-ifs that moved consumers."""
     for _ in range(queries):
         version = cloud.rng.choice(VERSIONS)
         params = _query(cloud.rng, cloud, version)
@@ -318,6 +409,18 @@ def _compare(left, right, cloud, counts, queries=8):
         counts[one.status_code] = counts.get(one.status_code, 0) + 1
         if one.status_code == 200 and one.json()['allocation_requests']:
             counts['found'] = counts.get('found', 0) + 1
+    for _ in range(what_ifs):
+        version = cloud.rng.choice(VERSIONS)
+        one, _ = snapshot_pair.same(
+            left, right, '/capacity', version,
+            body=_what_if(cloud.rng, cloud, version))
+        key = 'what-if %d' % one.status_code
+        counts[key] = counts.get(key, 0) + 1
+        evacuation = one.json().get('evacuation', {}) \
+            if one.status_code == 200 else {}
+        for what in ('moved', 'dropped'):
+            if evacuation.get(what):
+                counts[what] = counts.get(what, 0) + 1
 
 
 @pytest.mark.parametrize('seed', [1, 2, 3])
@@ -334,9 +437,12 @@ def test_random_clouds_have_the_same_candidates(pair, seed):
             _compare(left, right, cloud, counts)
     finally:
         _tear_down(left, cloud)
-    # The queries found candidates, found none, and were refused.
+    # The queries found candidates, found none, and were refused; the
+    # what-ifs moved consumers, dropped some and were refused.
     found, answered = counts.get('found', 0), counts.get(200, 0)
     assert answered > found > answered / 5 and counts.get(400), counts
+    assert counts.get('moved') and counts.get('dropped') \
+        and counts.get('what-if 400'), counts
     assert 'without a record in the change feed' not in snapshot_pair.log(
         server)
 

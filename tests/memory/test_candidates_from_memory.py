@@ -246,12 +246,30 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
                 _explained(sources[1], parsed, conf)
 
 
-def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
+def _listed(parsed, placement_db, w):
+    """The list's use of the answer's queries, and what it found: both
+    computes."""
+    return (stacks.list_candidates, parsed, LATEST,
+            placement_db.conf.placement), lambda answer: answer.count == 2
+
+
+def _evacuated(parsed, placement_db, w):
+    """A what-if's use, and what it found: the consumer of cn moved."""
+    return (stacks.what_if, {'one': parsed}, LATEST, changes.Asked(
+        without_roots=(w.uuid('cn'),), evacuate=True)), (
+        lambda answer: answer['evacuation']['moved'] == 1)
+
+
+@pytest.mark.parametrize('use', [_listed, _evacuated])
+def test_an_answer_from_memory_opens_no_transaction(w, placement_db, use):
     """Read from a snapshot, an answer takes no pooled connection; without
     one it reads in one transaction."""
     w.add('cn', inventory={'VCPU': 4})
+    w.add('other', inventory={'VCPU': 4})
+    w.consume({'cn': {'VCPU': 1}}, 'INSTANCE')
     parsed = query.parse_candidate_query(
         webob.multidict.MultiDict({'resources': 'VCPU:1'}), LATEST)
+    args, found = use(parsed, placement_db, w)
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
     begun = []
@@ -262,9 +280,8 @@ def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
         for snap_or_none, transactions in ((snap, 0), (None, 1)):
             del begun[:]
             answer = stacks.answer(placement_db, snap_or_none, [parsed],
-                                   stacks.list_candidates, parsed, LATEST,
-                                   placement_db.conf.placement)
-            assert answer.count == 1
+                                   *args)
+            assert found(answer)
             assert len(begun) == transactions
     finally:
         sqlalchemy.event.remove(*listener)
