@@ -200,15 +200,19 @@ class Applied:
 def _renamed(tree, copy, outside):
     """The candidate_search.Tree of ``copy`` from its original's ``tree``;
     ``outside`` per group: it names a tree (in_tree), which no copy is
-    in."""
+    in.  Limits and masks are kept of the providers some group still
+    has, as the reader keeps them of the rows it read."""
     ids = copy.ids
+    members = [None if found is None else {} if away else
+               {ids[rp]: fit for rp, fit in found.items()}
+               for found, away in zip(tree.members, outside)]
+    kept = {rp for found in members if found for rp in found}
     return candidate_search.Tree(
-        copy.root,
-        [None if members is None else {} if away else
-         {ids[rp]: fit for rp, fit in members.items()}
-         for members, away in zip(tree.members, outside)],
-        {(ids[rp], rc): limit for (rp, rc), limit in tree.limits.items()},
-        {ids[rp]: mask for rp, mask in tree.masks.items()},
+        copy.root, members,
+        {(ids[rp], rc): limit for (rp, rc), limit in tree.limits.items()
+         if ids[rp] in kept},
+        {ids[rp]: mask for rp, mask in tree.masks.items()
+         if ids[rp] in kept},
         None if tree.parents is None else {
             ids[rp]: ids.get(parent) for rp, parent in tree.parents.items()})
 
