@@ -273,11 +273,13 @@ class World:
         self.next_id = 1
         self.providers = {}     # name -> dict
         self.aggs = {}          # aggregate name -> (id, uuid)
+        self.consumers = {}     # uuid -> allocations (see consume)
 
     def clear(self):
         """Delete every provider (and what hangs off them)."""
         self.providers.clear()
         self.aggs.clear()
+        self.consumers.clear()
         with self.engine.begin() as conn:
             # InnoDB checks the tree's self-references row by row.
             conn.execute(tables.resource_providers.update().values(
@@ -395,6 +397,7 @@ class World:
                         resource_class_id=self.rc_ids[rc],
                         consumer_id=consumer, used=amount))
                     info['used'][rc] = info['used'].get(rc, 0) + amount
+        self.consumers[consumer] = allocations
         return consumer
 
     def add_random_consumers(self, names, specs):
