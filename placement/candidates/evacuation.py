@@ -65,7 +65,7 @@ def evacuate(where, changed, shapes_of, read):
             touched.add(shape.sharing_roots.get(rp, root))
         placed[uuid] = (root, 'given' if uuid in shapes_of else 'recorded')
     labels = labelled(where, changed, {root for root, _ in placed.values()
-                                      if root is not None})
+                                       if root is not None})
     moved = sum(1 for root, _ in placed.values() if root is not None)
     return dataclasses.replace(changed, taken=taken,
                                touched=frozenset(touched)), {
