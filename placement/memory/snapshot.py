@@ -201,7 +201,7 @@ def _read_providers(conn, ids):
     held = {}
     for row in snapshot_rows.holdings(conn, ids):
         consumer = alike.setdefault(row.consumer, row.consumer)
-        kind, amounts = held.setdefault(row.rp, {}).setdefault(
+        _, amounts = held.setdefault(row.rp, {}).setdefault(
             consumer, (row.consumer_type, {}))
         amounts[row.rc] = amounts.get(row.rc, 0) + row.used
     holdings = {}
