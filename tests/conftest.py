@@ -21,6 +21,7 @@ from support import galera_servers
 from support import helpers
 from support.helpers import BACKENDS
 from support import openapi_support
+from support import worlds
 
 _send = httpx.Client.send
 
@@ -63,10 +64,10 @@ def client(server):
 
 @pytest.fixture(scope='module')
 def world(database, server):
-    """A ``helpers.World`` over the module's database, as left by earlier
+    """A ``worlds.World`` over the module's database, as left by earlier
     tests (property tests empty it per example themselves)."""
     # The server created the schema and the standard names at start-up.
-    return helpers.World(database.engine())
+    return worlds.World(database.engine())
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ Measured, after one warm-up call:
 
 Wall time and CPU time of this process (the database server's CPU is
 not in the latter on MariaDB and PostgreSQL).  With ``--read-source
-snapshot`` the count reads the app's snapshot, loaded once the cloud is
-written (what-ifs read the database either way).
+snapshot`` the count and its what-ifs read the app's snapshot, loaded
+once the cloud is written; the snapshot's size is printed.
 
 With ``--what-if``, the POST /capacity measured also takes 40 flat
 compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
@@ -302,6 +302,9 @@ def measure(args, workdir):
             app = sources.loaded_app(sources.snapshot_conf(
                 os.path.join(workdir, 'snapshot.conf'), url))
             logging.getLogger().setLevel(logging.WARNING)
+            print('snapshot: %.1f MB per worker (%.1f MB more once a '
+                  'what-if ran), loaded in %.2f s'
+                  % sources.snapshot_size(url))
         named = shapes(az_uuids)
         body = {'shapes': named}
         if out is not None:

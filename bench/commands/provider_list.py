@@ -4,7 +4,6 @@ reading the database, this service reading its snapshot
 one after another on one database written once (the mix's cloud, see
 ``cloud.Cloud``)."""
 import os
-import time
 
 from bench.common import cloud
 from bench.common import meters
@@ -33,30 +32,6 @@ def queries(world):
     }
 
 
-def snapshot_size(db_url):
-    """(MB one worker's snapshot of the database holds, seconds a load
-    takes), loaded here as a worker loads it."""
-    import gc
-    import tracemalloc
-
-    import sqlalchemy as sa
-
-    from placement.memory import snapshot
-    engine = sa.create_engine(db_url)
-    with engine.connect() as conn:
-        started = time.perf_counter()
-        snapshot.load(conn)
-        took = time.perf_counter() - started
-        gc.collect()
-        tracemalloc.start()
-        snap = snapshot.load(conn)
-        held = tracemalloc.get_traced_memory()[0]
-        tracemalloc.stop()
-    engine.dispose()
-    del snap
-    return held / 2 ** 20, took
-
-
 def _measure(server, clients, db, args, world):
     found = {}
     for name, path in queries(world).items():
@@ -79,7 +54,7 @@ def main(args):
             sources.make_schema(args, db, root)
             world = cloud.Cloud(args.computes, nested=0.3, sharing=0.2)
             world.write(db.url)
-            size, took = snapshot_size(db.url)
+            size, _, took = sources.snapshot_size(db.url)
             results = {}
             for label, cmd, setup, extra in sources.runs(args):
                 with sources.started(label, cmd, setup, extra, db, args,

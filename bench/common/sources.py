@@ -3,15 +3,19 @@ this service reading its snapshot (``read_source = snapshot``) and,
 with ``--upstream-venv``, upstream, started one after another on one
 database written once (by SQL, see ``cloud``)."""
 import contextlib
+import gc
 import logging
 import re
 import tempfile
 import threading
 import time
+import tracemalloc
 
+import sqlalchemy as sa
 import webob
 
 from placement.config import conf as placement_conf
+from placement.memory import snapshot
 from placement.web import deploy
 
 from bench.common import serving
@@ -145,3 +149,24 @@ def loaded_app(conf):
         log.removeHandler(loaded)
         log.setLevel(level)
     return app
+
+
+def snapshot_size(db_url):
+    """(MB one worker's snapshot of the database holds, MB more once a
+    what-if has derived the consumers' providers, seconds a load
+    takes), loaded here as a worker loads it."""
+    engine = sa.create_engine(db_url)
+    with engine.connect() as conn:
+        started = time.perf_counter()
+        snapshot.load(conn)
+        took = time.perf_counter() - started
+        gc.collect()
+        tracemalloc.start()
+        snap = snapshot.load(conn)
+        held = tracemalloc.get_traced_memory()[0]
+        snap.holders()
+        derived = tracemalloc.get_traced_memory()[0] - held
+        tracemalloc.stop()
+    engine.dispose()
+    del snap
+    return held / 2 ** 20, derived / 2 ** 20, took

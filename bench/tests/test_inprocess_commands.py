@@ -56,13 +56,22 @@ def test_capacity_from_the_snapshot(bench):
     assert _fits(counted['snapshot']) == _fits(counted['database'])
 
 
-def test_capacity_what_if(bench):
-    out = bench('capacity', '--computes', '100', '--repeats', '1',
-                '--capacity-only', '--what-if')
+def test_capacity_what_if(bench, tmp_path):
+    # One cloud for both: its uuids are drawn anew each time one is made.
+    cloud = 'sqlite:///%s' % (tmp_path / 'cloud.sqlite')
+    counted = {source: bench('capacity', '--computes', '100', '--repeats',
+                             '1', '--capacity-only', '--what-if',
+                             '--read-source', source, '--database', cloud)
+               for source in ('database', 'snapshot')}
     moved, nowhere = map(int, re.search(
-        r'^  evacuation: (\d+) moved, (\d+) nowhere, 0 dropped$', out,
-        flags=re.M).groups())
+        r'^  evacuation: (\d+) moved, (\d+) nowhere, 0 dropped$',
+        counted['snapshot'], flags=re.M).groups())
     assert moved + nowhere == 400
+    assert re.search(r'^snapshot: [\d.]+ MB per worker', counted['snapshot'],
+                     flags=re.M)
+    md5 = {source: re.search(r'answer md5 (\w+)', out).group(1)
+           for source, out in counted.items()}
+    assert md5['snapshot'] == md5['database']
 
 
 def test_metrics(bench):

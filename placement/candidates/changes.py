@@ -18,16 +18,9 @@ import dataclasses
 import operator
 import typing
 
-import sqlalchemy as sa
-
 from placement import errors
 from placement.candidates import candidate_search
 from placement.candidates import filling
-from placement.data import tables
-
-RP = tables.resource_providers
-RPA = tables.resource_provider_aggregates
-AGG = tables.placement_aggregates
 
 _ROOT = operator.itemgetter(0)
 
@@ -95,58 +88,45 @@ class Changed:
                         if copy.like in roots}
 
 
-def resolve(conn, asked, read_new):
-    """The Changed of ``asked``; unknown uuids, and providers that are
-    not roots where a root is asked for, are 400s."""
-    roots = _roots(conn, asked.without_roots, 'without.roots')
+def resolve(where, asked, read_new):
+    """The Changed of ``asked``, read from ``where`` (the read step's
+    source); unknown uuids, and providers that are not roots where a
+    root is asked for, are 400s."""
+    roots = _roots(where, asked.without_roots, 'without.roots')
     out = set(roots.values())
     if asked.without_aggregates:
         wanted = sorted(set(asked.without_aggregates))
-        found = dict(conn.execute(sa.select(AGG.c.uuid, AGG.c.id)
-                                  .where(AGG.c.uuid.in_(wanted))).all())
+        found = where.aggregate_roots(wanted)
         known(wanted, found, 'without.aggregates', 'aggregate')
-        out.update(root for root, in conn.execute(
-            sa.select(RP.c.root_provider_id).distinct()
-            .select_from(RPA.join(RP, RP.c.id == RPA.c.resource_provider_id))
-            .where(RPA.c.aggregate_id.in_(sorted(found.values())))))
-    liked = _roots(conn, [like for like, _ in asked.copies], 'with.like')
+        out.update(*found.values())
+    liked = _roots(where, [like for like, _ in asked.copies], 'with.like')
     copies, aggregates = [], {}
     if liked:
-        trees = {}
-        for rp, root, name in conn.execute(
-                sa.select(RP.c.id, RP.c.root_provider_id, RP.c.name)
-                .where(RP.c.root_provider_id.in_(sorted(liked.values())))
-                .order_by(RP.c.id)):
-            trees.setdefault(root, []).append((rp, name))
-        for rp, uuid in conn.execute(
-                sa.select(RPA.c.resource_provider_id, AGG.c.uuid)
-                .select_from(RPA.join(AGG, AGG.c.id == RPA.c.aggregate_id))
-                .where(RPA.c.resource_provider_id.in_(
-                    [rp for tree in trees.values() for rp, _ in tree]))):
-            aggregates.setdefault(rp, []).append(uuid)
+        trees = where.tree_providers(set(liked.values()))
+        aggregates = where.memberships(
+            [rp for tree in trees.values() for rp, _, _ in tree])
         # Past the last provider's id, as the copies would be created.
-        next_id = conn.execute(sa.select(sa.func.max(RP.c.id))).scalar() + 1
+        next_id = where.last_provider_id() + 1
         numbers = {}
         for like, count in asked.copies:
             tree = trees[liked[like]]
+            _, first_name, _ = tree[0]
             for _ in range(count):
                 number = numbers[like] = numbers.get(like, 0) + 1
                 copies.append(Copy(
                     liked[like], '%s#%d' % (like, number),
-                    '%s#%d' % (tree[0][1], number),
-                    {rp: next_id + at for at, (rp, _) in enumerate(tree)}))
+                    '%s#%d' % (first_name, number),
+                    {rp: next_id + at for at, (rp, _, _) in enumerate(tree)}))
                 next_id += len(tree)
     return Changed(frozenset(out), tuple(copies), aggregates, read_new)
 
 
-def _roots(conn, uuids, field):
+def _roots(where, uuids, field):
     """{uuid: id} of the root providers ``uuids``."""
     if not uuids:
         return {}
     wanted = sorted(set(uuids))
-    found = {uuid: (rp, root) for uuid, rp, root in conn.execute(
-        sa.select(RP.c.uuid, RP.c.id, RP.c.root_provider_id)
-        .where(RP.c.uuid.in_(wanted)))}
+    found = where.providers_by_uuid(wanted)
     known(wanted, found, field, 'resource provider')
     inner = [uuid for uuid, (rp, root) in sorted(found.items())
              if rp != root]
@@ -220,15 +200,19 @@ class Applied:
 def _renamed(tree, copy, outside):
     """The candidate_search.Tree of ``copy`` from its original's ``tree``;
     ``outside`` per group: it names a tree (in_tree), which no copy is
-    in."""
+    in.  Limits and masks are kept of the providers some group still
+    has, as the reader keeps them of the rows it read."""
     ids = copy.ids
+    members = [None if found is None else {} if away else
+               {ids[rp]: fit for rp, fit in found.items()}
+               for found, away in zip(tree.members, outside)]
+    kept = {rp for found in members if found for rp in found}
     return candidate_search.Tree(
-        copy.root,
-        [None if members is None else {} if away else
-         {ids[rp]: fit for rp, fit in members.items()}
-         for members, away in zip(tree.members, outside)],
-        {(ids[rp], rc): limit for (rp, rc), limit in tree.limits.items()},
-        {ids[rp]: mask for rp, mask in tree.masks.items()},
+        copy.root, members,
+        {(ids[rp], rc): limit for (rp, rc), limit in tree.limits.items()
+         if ids[rp] in kept},
+        {ids[rp]: mask for rp, mask in tree.masks.items()
+         if ids[rp] in kept},
         None if tree.parents is None else {
             ids[rp]: ids.get(parent) for rp, parent in tree.parents.items()})
 

@@ -1,23 +1,17 @@
-"""The read step's rows from the database: per request group one SQL
-statement built from its checks (``statements.group_statement``), and
-the few bulk reads around it (names, the sharing providers' reach, the
-summaries' places, figures and traits).  ``memory_source`` gives the
-same rows from a worker's snapshot.
-
-SQLite hands rows over as it finds them; PyMySQL and psycopg2 buffer
-whole results, so with a limit MySQL's and PostgreSQL's rows are read in
-pages: ranges of root ids of growing size (see ``DatabaseRows._paged``).
+"""The read step's source in the database: its rows
+(``database_rows``), and what the uses read beside them (names, the
+sharing providers' reach, the summaries' places, figures and traits,
+the capacity count's labels, aggregates and free space, the what-if's
+trees, aggregates and consumers), each in the request's transaction.
+``memory_source`` answers the same from a worker's snapshot.
 """
-import itertools
-
 import sqlalchemy as sa
 
 from placement import microversions
 from placement.candidates import census
-from placement.candidates import checks as checks_mod
+from placement.candidates import database_rows
 from placement.candidates import lookup
 from placement.candidates import names as names_mod
-from placement.candidates import statements
 from placement.candidates import stranded
 from placement.data import tables
 from placement.objects import base
@@ -29,11 +23,9 @@ RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
 TRAITS = tables.traits
 AGG = tables.placement_aggregates
-
-# With a limit, the first page read from MySQL or PostgreSQL: the trees
-# of this many root ids per candidate asked for, of at least PAGE.
-PAGE = 100
-PAGE_PER_CANDIDATE = 2
+ALLOC = tables.allocations
+CONSUMERS = tables.consumers
+TYPES = tables.consumer_types
 
 # The sharing providers (with a trait, given later) and the roots of the
 # trees with a provider in one of their aggregates.  Built once: aliases
@@ -49,10 +41,6 @@ _SERVED = (
         .join(_THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
         .join(_MEMBER, _MEMBER.c.id == _THEIRS.c.resource_provider_id))
     .distinct())
-# The lowest and highest root ids: the span the pages cover (both read
-# from the root index's ends).
-_ROOTS = sa.select(sa.func.min(RP.c.root_provider_id),
-                   sa.func.max(RP.c.root_provider_id))
 # The providers of an answer, whose trees are summarized (built once).
 _INNER = RP.alias('inner')
 # The aggregates holding a provider whose root they do not hold.
@@ -64,6 +52,12 @@ _LOOSE = (
     .where(RP.c.id != RP.c.root_provider_id, ~sa.exists().where(
         _ROOT_RPA.c.resource_provider_id == RP.c.root_provider_id,
         _ROOT_RPA.c.aggregate_id == RPA.c.aggregate_id)))
+# The roots of the trees of the sharing providers.
+_SHARING_ROOTS = (
+    sa.select(RP.c.root_provider_id).distinct()
+    .select_from(RP.join(RPT, RPT.c.resource_provider_id == RP.c.id)
+                 .join(TRAITS, TRAITS.c.id == RPT.c.trait_id))
+    .where(TRAITS.c.name == names_mod.SHARING_TRAIT))
 
 
 class DatabaseSource:
@@ -88,7 +82,7 @@ class DatabaseSource:
         return found
 
     def rows(self, search, plan):
-        return DatabaseRows(self.conn, search, plan)
+        return database_rows.DatabaseRows(self.conn, search, plan)
 
     def lost(self):
         """Whether the connection died (a read then answers 503)."""
@@ -160,7 +154,8 @@ class DatabaseSource:
     # -- what the capacity count reads beyond the rows ---------------------
 
     def labels(self, rps):
-        """{rp: (uuid, name)} of the providers ``rps``."""
+        """{rp: (uuid, name)} of those of the providers ``rps`` that
+        exist (a what-if's copies do not)."""
         if not rps:
             return {}
         wanted = set(rps)
@@ -192,144 +187,104 @@ class DatabaseSource:
         the scopes of each key of ``scoped``, as ``changed`` says."""
         return stranded.free(self.conn, classes, scoped, changed)
 
+    # -- what a what-if reads beyond the rows ------------------------------
 
-class DatabaseRows:
-    """The rows of one reader.RequestSearch read as its ``plan`` says:
-    its groups' statements, paged or not, and ``root_filter``, the
-    condition of root_required (None without it, or when the plan leaves
-    it to explain)."""
+    def providers_by_uuid(self, uuids):
+        """{uuid: (id, root id)} of those of the providers ``uuids`` that
+        exist."""
+        return {uuid: (rp, root) for uuid, rp, root in self.conn.execute(
+            sa.select(RP.c.uuid, RP.c.id, RP.c.root_provider_id)
+            .where(RP.c.uuid.in_(sorted(set(uuids)))))}
 
-    def __init__(self, conn, search, plan):
-        self.conn = conn
-        self.search = search
-        self.results = []
-        self.sums_usage = statements.usage_summed_once(
-            plan.rooms, conn.dialect.name)
-        self._stmts = {index: self.statement(search.groups[index],
-                                             every_row=plan.rooms)
-                       for index in search.reading}
-        # Root ids of the first page of a paged read (see _paged), or
-        # None to read each statement at once.
-        limit = search.query.limit
-        self.page = None
-        if limit is not None and plan.paged and conn.dialect.name != 'sqlite':
-            self.page = max(PAGE, PAGE_PER_CANDIDATE * limit)
-        self.root_filter = None
-        root = checks_mod.root_required(search.query)
-        if root is not None and plan.root_filtered:
-            self.root_filter = root.clause(search.names, checks_mod.Site(
-                RP.c.id, RP.c.root_provider_id))
+    def aggregate_roots(self, uuids):
+        """{uuid: {root of each tree with a provider in it}} of those of
+        the aggregates ``uuids`` that exist (members or not)."""
+        conn = self.conn
+        found = dict(conn.execute(sa.select(AGG.c.id, AGG.c.uuid).where(
+            AGG.c.uuid.in_(sorted(set(uuids))))).all())
+        roots = {uuid: set() for uuid in found.values()}
+        for aggregate, root in conn.execute(
+                sa.select(RPA.c.aggregate_id, RP.c.root_provider_id)
+                .distinct()
+                .select_from(RPA.join(RP,
+                                      RP.c.id == RPA.c.resource_provider_id))
+                .where(RPA.c.aggregate_id.in_(sorted(found)))):
+            roots[found[aggregate]].add(root)
+        return roots
 
-    def statement(self, group, every_row, each=None):
-        """The group's statement (statements.group_statement)."""
-        search = self.search
-        return statements.group_statement(
-            search.names, group.stack, group.spec.spread, group.spec.amounts,
-            group.layout, self.conn.dialect.name, search.summary_classes,
-            limited=search.limited, every_row=every_row, each=each,
-            released=search.released, allocated=search.allocated)
+    def tree_providers(self, roots):
+        """{root: [(rp, name, parent), ...] in id order} of the trees of
+        ``roots``."""
+        found = {}
+        for chunk in base.chunks(sorted(roots)):
+            for rp, root, name, parent in self.conn.execute(
+                    sa.select(RP.c.id, RP.c.root_provider_id, RP.c.name,
+                              RP.c.parent_provider_id)
+                    .where(RP.c.root_provider_id.in_(chunk))
+                    .order_by(RP.c.id)):
+                found.setdefault(root, []).append((rp, name, parent))
+        return found
 
-    def of_sharing(self, index, served):
-        """The rows of group ``index`` of the providers of ``served``."""
-        # On the inventory side: PostgreSQL then reads these providers'
-        # rows by index instead of scanning all providers once per
-        # inventory row of the class (its row estimate here is 1).
-        # Their usage is looked up, not summed for the whole cloud.
-        group = self.search.groups[index]
-        stmt = (self.statement(group, every_row=False) if self.sums_usage
-                else self._stmts[index])
-        return lookup.fetch(self.conn, stmt.where(
-            INV.c.resource_provider_id.in_(sorted(served))))
+    def last_provider_id(self):
+        """The highest provider id."""
+        return self.conn.execute(sa.select(sa.func.max(RP.c.id))).scalar()
 
-    def of_trees(self, index, roots=None):
-        """The rows of group ``index`` in root order, of the trees of
-        ``roots`` (sorted) when given."""
-        stmt = self._stmts[index]
-        if roots is not None and self.sums_usage:
-            # Some trees only: their usage is looked up, not summed for
-            # the whole cloud (as for the sharing providers' read).
-            stmt = self.statement(self.search.groups[index], every_row=False)
-        return self._read(self.every_tree(stmt), roots)
+    def roots(self):
+        """Every root provider's id, ascending."""
+        return [root for root, in lookup.fetch(self.conn, sa.select(RP.c.id)
+                .where(RP.c.id == RP.c.root_provider_id).order_by(RP.c.id))]
 
-    def every_tree(self, stmt):
-        """A group's statement ``stmt`` as read for the trees (not for the
-        sharing providers' read: a few providers, found by their
-        inventories)."""
-        stmt = statements.providers_first(stmt)
-        if self.root_filter is not None:
-            stmt = stmt.where(self.root_filter)
-        return stmt
+    def sharing_roots(self):
+        """{root} of the trees of the sharing providers."""
+        return {root for root, in lookup.fetch(self.conn, _SHARING_ROOTS)}
 
-    def of_shapes(self, readings):
-        """The rows of the one group of ``readings`` (RequestSearch values
-        of shapes alike but for their amounts, this one's the first) in
-        one statement (statements.group_statement's ``each``)."""
-        stmt = self.statement(
-            self.search.groups[0], every_row=True,
-            each=[reading.groups[0].spec.amounts for reading in readings])
-        return lookup.fetch(self.conn, self.every_tree(stmt))
+    def holdings(self, roots):
+        """{consumer uuid: [(rp, its root, rc, used), ...]}: every
+        allocation of the consumers holding some on the trees of
+        ``roots``."""
+        on_trees = (sa.select(ALLOC.c.consumer_id)
+                    .select_from(ALLOC.join(
+                        RP, RP.c.id == ALLOC.c.resource_provider_id))
+                    .where(RP.c.root_provider_id.in_(sorted(roots))))
+        found = {}
+        for consumer, rp, rc, used, root in self.conn.execute(
+                sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_provider_id,
+                          ALLOC.c.resource_class_id, ALLOC.c.used,
+                          RP.c.root_provider_id)
+                .select_from(ALLOC.join(
+                    RP, RP.c.id == ALLOC.c.resource_provider_id))
+                .where(ALLOC.c.consumer_id.in_(on_trees))):
+            found.setdefault(consumer, []).append((rp, root, rc, used))
+        return found
 
-    def roots_passing(self, roots):
-        """Those of the root ids ``roots`` that root_required admits."""
-        if self.root_filter is None:
-            return set(roots)
-        return {root for root, in lookup.rows_for(
-            self.conn, sa.select(RP.c.id).where(
-                RP.c.id == RP.c.root_provider_id, self.root_filter),
-            roots, RP.c.id) if root in roots}
+    def consumers_of_type(self, uuids, name):
+        """{uuid} of the consumers ``uuids`` of type ``name``."""
+        found = set()
+        for chunk in base.chunks(uuids):
+            found.update(uuid for uuid, in self.conn.execute(
+                sa.select(CONSUMERS.c.uuid)
+                .select_from(CONSUMERS.join(
+                    TYPES, TYPES.c.id == CONSUMERS.c.consumer_type_id))
+                .where(TYPES.c.name == name, CONSUMERS.c.uuid.in_(chunk))))
+        return found
 
-    def parents(self, roots=None):
-        """(root, rp, parent) of every provider in root order, of the
-        trees of ``roots`` when given."""
-        return self._read(
-            sa.select(RP.c.root_provider_id, RP.c.id,
-                      RP.c.parent_provider_id)
-            .order_by(RP.c.root_provider_id, RP.c.id), roots)
+    def reaches(self, providers):
+        """{provider: {root of each tree with a provider in one of its
+        aggregates}} of ``providers``."""
+        found = {rp: set() for rp in providers}
+        for chunk in base.chunks(providers):
+            for rp, root in lookup.fetch(self.conn, (
+                    sa.select(_MINE.c.resource_provider_id,
+                              _MEMBER.c.root_provider_id).distinct()
+                    .select_from(_MINE.join(
+                        _THEIRS,
+                        _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
+                        .join(_MEMBER,
+                              _MEMBER.c.id == _THEIRS.c.resource_provider_id))
+                    .where(_MINE.c.resource_provider_id.in_(chunk)))):
+                found[rp].add(root)
+        return found
 
-    def ranking_bounds(self, index, lowest):
-        """{root: its ranking row} of group ``index``
-        (statements.ranking_statement)."""
-        search = self.search
-        group = search.groups[index]
-        stmt = statements.ranking_statement(
-            search.names, group.stack, group.spec.spread, group.spec.amounts,
-            self.conn.dialect.name, lowest, search.released)
-        if self.root_filter is not None:
-            stmt = stmt.where(self.root_filter)
-        return statements.ranking_bounds(lookup.fetch(self.conn, stmt))
-
-    def _read(self, stmt, roots=None):
-        """The rows of ``stmt`` (ordered by root first) as they are
-        consumed: paged when a limit may stop the reading early; only
-        those of the trees of ``roots`` (sorted) when given."""
-        if roots is not None:
-            return itertools.chain.from_iterable(
-                lookup.fetch(self.conn, stmt.where(
-                    RP.c.root_provider_id.in_(chunk)))
-                for chunk in base.chunks(roots))
-        if self.page is not None:
-            return self._paged(stmt)
-        result = self.conn.execute(stmt)
-        self.results.append(result)
-        return result.cursor
-
-    def _paged(self, stmt):
-        """The rows of ``stmt``, the trees of a range of root ids at a
-        time, each range twice as wide as the one before.  A range, not a
-        LIMIT: PostgreSQL misjudges how many inventory rows pass the
-        capacity check, so for any LIMIT it plans the aggregate and sort
-        of the whole result; a range of the root index bounds what it
-        reads whatever its estimates.  Each page is a statement of its
-        own, so several statements' pages can be read in turn on one
-        connection."""
-        low, high = lookup.fetch(self.conn, _ROOTS)[0]
-        size = self.page
-        while low is not None and low <= high:
-            yield from lookup.fetch(self.conn, stmt.where(
-                RP.c.root_provider_id.between(low, low + size - 1)))
-            low += size
-            size *= 2
-
-    def close(self):
-        for result in self.results:
-            result.close()
+    def class_names(self):
+        """{resource class id: name} of every class."""
+        return base.resource_class_names(self.conn)

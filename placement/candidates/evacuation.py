@@ -22,22 +22,11 @@ rest stays.
 """
 import dataclasses
 
-import sqlalchemy as sa
-
 from placement import microversions
 from placement.candidates import changes
 from placement.candidates import filling
-from placement.candidates import lookup
 from placement.candidates import query as query_mod
 from placement.candidates import tree_rules
-from placement.data import tables
-from placement.objects import base
-
-ALLOC = tables.allocations
-RP = tables.resource_providers
-RPA = tables.resource_provider_aggregates
-CONSUMERS = tables.consumers
-TYPES = tables.consumer_types
 
 # The consumer type that is moved nowhere: the source side of a move.
 DROPPED_TYPE = 'MIGRATION'
@@ -47,22 +36,19 @@ VERSION = microversions.MAX
 # twice as many each time): first fit seldom goes further.
 PAGE = 64
 
-_MINE = RPA.alias('mine')
-_THEIRS = RPA.alias('theirs')
-_MEMBER = RP.alias('member')
 
-
-def evacuate(conn, changed, shapes_of, read):
+def evacuate(where, changed, shapes_of, read):
     """(``changed`` with the placements taken, the ``evacuation`` answer)
-    of the consumers on the trees ``changed`` takes out; ``shapes_of``
-    {consumer uuid: CandidateQuery} replaces their recorded shapes;
-    ``read``: the stack's read step (the ROOMS plan)."""
-    held, parents = holdings(conn, changed.out)
-    dropped = of_type(conn, sorted(held), DROPPED_TYPE)
+    of the consumers on the trees ``changed`` takes out, read from
+    ``where`` (the read step's source); ``shapes_of`` {consumer uuid:
+    CandidateQuery} replaces their recorded shapes; ``read``: the
+    stack's read step (the ROOMS plan)."""
+    held, parents = holdings(where, changed.out)
+    dropped = where.consumers_of_type(sorted(held), DROPPED_TYPE)
     outside = {rp for consumer in held.values() for rp in consumer.kept}
-    reach = reaches(conn, sorted(outside))
-    names = base.resource_class_names(conn)
-    shapes = Shapes(conn, changed, read)
+    reach = where.reaches(sorted(outside))
+    names = where.class_names()
+    shapes = Shapes(where, changed, read)
     taken = {}
     touched = set()
     placed = {}
@@ -78,8 +64,8 @@ def evacuate(conn, changed, shapes_of, read):
             taken[rp, rc] = taken.get((rp, rc), 0) + amount
             touched.add(shape.sharing_roots.get(rp, root))
         placed[uuid] = (root, 'given' if uuid in shapes_of else 'recorded')
-    labels = labelled(conn, changed, {root for root, _ in placed.values()
-                                     if root is not None})
+    labels = labelled(where, changed, {root for root, _ in placed.values()
+                                       if root is not None})
     moved = sum(1 for root, _ in placed.values() if root is not None)
     return dataclasses.replace(changed, taken=taken,
                                touched=frozenset(touched)), {
@@ -104,10 +90,12 @@ class Shapes:
     copies', and one free-space state ``free`` {(rp, rc): room} they
     all place in."""
 
-    def __init__(self, conn, changed, read):
+    def __init__(self, where, changed, read):
         self.changed = changed
         self.read = read
-        self.roots = _roots(conn, changed)
+        self.roots = [root for root in where.roots()
+                      if root not in changed.out] + [
+            copy.root for copy in changed.copies]
         self.free = {}
         self._served = None
         self._read = {}
@@ -205,55 +193,24 @@ def _pages(roots):
         size *= 2
 
 
-def _roots(conn, changed):
-    """Every root left (in order), then the copies'."""
-    return [root for root, in conn.execute(
-        sa.select(RP.c.id).where(RP.c.id == RP.c.root_provider_id)
-        .order_by(RP.c.id)) if root not in changed.out] + [
-        copy.root for copy in changed.copies]
-
-
-def holdings(conn, out):
+def holdings(where, out):
     """({consumer uuid: _Held} of the consumers holding allocations on
     the trees of roots ``out``, {rp: parent} of those trees'
-    providers)."""
+    providers), read from ``where``."""
     held = {}
-    parents = {}
     if not out:
-        return held, parents
-    on_out = (sa.select(ALLOC.c.consumer_id)
-              .select_from(ALLOC.join(
-                  RP, RP.c.id == ALLOC.c.resource_provider_id))
-              .where(RP.c.root_provider_id.in_(sorted(out))))
-    for consumer, rp, rc, used, root in conn.execute(
-            sa.select(ALLOC.c.consumer_id, ALLOC.c.resource_provider_id,
-                      ALLOC.c.resource_class_id, ALLOC.c.used,
-                      RP.c.root_provider_id)
-            .select_from(ALLOC.join(
-                RP, RP.c.id == ALLOC.c.resource_provider_id))
-            .where(ALLOC.c.consumer_id.in_(on_out))):
-        mine = held.setdefault(consumer, _Held())
-        if root in out:
-            amounts = mine.moved.setdefault(rp, {})
-            amounts[rc] = amounts.get(rc, 0) + used
-        else:
-            mine.kept.add(rp)
-    parents = dict(conn.execute(
-        sa.select(RP.c.id, RP.c.parent_provider_id)
-        .where(RP.c.root_provider_id.in_(sorted(out)))).all())
+        return held, {}
+    for consumer, allocations in where.holdings(out).items():
+        mine = held[consumer] = _Held()
+        for rp, root, rc, used in allocations:
+            if root in out:
+                amounts = mine.moved.setdefault(rp, {})
+                amounts[rc] = amounts.get(rc, 0) + used
+            else:
+                mine.kept.add(rp)
+    parents = {rp: parent for tree in where.tree_providers(out).values()
+               for rp, _, parent in tree}
     return held, parents
-
-
-def of_type(conn, uuids, name):
-    """{uuid} of the consumers ``uuids`` of type ``name``."""
-    found = set()
-    for chunk in base.chunks(uuids):
-        found.update(uuid for uuid, in conn.execute(
-            sa.select(CONSUMERS.c.uuid)
-            .select_from(CONSUMERS.join(
-                TYPES, TYPES.c.id == CONSUMERS.c.consumer_type_id))
-            .where(TYPES.c.name == name, CONSUMERS.c.uuid.in_(chunk))))
-    return found
 
 
 def recorded(names, moved, parents):
@@ -276,23 +233,6 @@ def recorded(names, moved, parents):
     return query
 
 
-def reaches(conn, providers):
-    """{provider: {root of each tree with a provider in one of its
-    aggregates}} of ``providers``."""
-    found = {rp: set() for rp in providers}
-    for chunk in base.chunks(providers):
-        for rp, root in lookup.fetch(conn, (
-                sa.select(_MINE.c.resource_provider_id,
-                          _MEMBER.c.root_provider_id).distinct()
-                .select_from(_MINE.join(
-                    _THEIRS, _THEIRS.c.aggregate_id == _MINE.c.aggregate_id)
-                    .join(_MEMBER,
-                          _MEMBER.c.id == _THEIRS.c.resource_provider_id))
-                .where(_MINE.c.resource_provider_id.in_(chunk)))):
-            found[rp].add(root)
-    return found
-
-
 def reaching(changed, reach, kept):
     """{root} of the trees (copies among them) reaching every provider of
     ``kept``; None when there are none to reach."""
@@ -302,12 +242,10 @@ def reaching(changed, reach, kept):
     return changed.with_copies(roots)
 
 
-def labelled(conn, changed, roots):
-    """{root: its uuid, or its name as a copy}."""
+def labelled(where, changed, roots):
+    """{root: its uuid, or its name as a copy}, read from ``where``."""
     labels = {root: uuid for root, (uuid, _) in changed.names().items()
               if root in roots}
-    real = sorted(roots - set(labels))
-    for chunk in base.chunks(real):
-        labels.update(conn.execute(sa.select(RP.c.id, RP.c.uuid)
-                                   .where(RP.c.id.in_(chunk))).all())
+    labels.update((root, uuid) for root, (uuid, _) in
+                  where.labels(sorted(roots - set(labels))).items())
     return labels

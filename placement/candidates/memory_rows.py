@@ -1,5 +1,5 @@
 """The rows of the read step from a snapshot version (memory/snapshot.py),
-as ``database_source``'s statements read them, in the same layouts
+as ``database_rows``' statements read them, in the same layouts
 (layouts.Layout), decided by the same checks in their Python form
 (checks.py: ``passes`` of a provider, ``fits`` of an inventory)."""
 import typing

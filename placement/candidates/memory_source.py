@@ -1,5 +1,5 @@
 """The read step's source in a worker's snapshot (memory/snapshot.py):
-the rows ``database_source``'s statements read (``memory_rows``), and
+the rows ``database_rows``' statements read (``memory_rows``), and
 what the uses read beside them, each as the database answers it.
 
 Names are matched by themselves here (traits by name, aggregates by
@@ -12,6 +12,7 @@ from placement.candidates import census
 from placement.candidates import memory_rows
 from placement.candidates import names as names_mod
 from placement.candidates import stranded
+from placement.memory import indexes
 from placement.objects import figures
 
 
@@ -50,7 +51,7 @@ class MemorySource:
     def names(self, query):
         snap = self.snap
         return names_mod.Names(
-            query, {rc: name for name, rc in snap.class_ids.items()},
+            query, self.class_names(),
             lambda names: {name: name for name in names
                            if name in snap.trait_ids},
             lambda uuids: {uuid: uuid for uuid in uuids
@@ -66,7 +67,10 @@ class MemorySource:
         with a provider in one of its aggregates (one value per
         version: callers do not change it)."""
         snap = self.snap
-        return snap.derived(('served',), lambda: _served(snap))
+        return snap.derived(('served',), lambda: {
+            rp: roots for rp, roots in self.reaches(
+                snap.indexes.traits.get(names_mod.SHARING_TRAIT, ())
+            ).items() if roots})
 
     def rows(self, search, plan):
         return memory_rows.MemoryRows(self, search, plan)
@@ -118,9 +122,11 @@ class MemorySource:
     # -- what the capacity count reads beyond the rows ---------------------
 
     def labels(self, rps):
-        """{rp: (uuid, name)} of the providers ``rps``."""
+        """{rp: (uuid, name)} of those of the providers ``rps`` that
+        exist (a what-if's copies do not)."""
         providers = self.snap.providers
-        return {rp: (providers[rp].uuid, providers[rp].name) for rp in rps}
+        return {rp: (providers[rp].uuid, providers[rp].name) for rp in rps
+                if rp in providers}
 
     def memberships(self, rps):
         """{rp: [aggregate uuid, ...]} of the providers ``rps``."""
@@ -138,19 +144,84 @@ class MemorySource:
                    for rp in members)))
 
     def free_space(self, classes, scoped, changed=None):
-        """stranded.free in Python (``changed``: None, a what-if reads the
-        database)."""
-        assert changed is None
-        return stranded.free_in(self.snap, classes, scoped, self.dialect)
+        """stranded.free in Python."""
+        return stranded.free_in(self.snap, classes, scoped, self.dialect,
+                                changed)
 
+    # -- what a what-if reads beyond the rows ------------------------------
 
-def _served(snap):
-    members = snap.indexes.aggregates
-    found = {}
-    for rp in snap.indexes.traits.get(names_mod.SHARING_TRAIT, ()):
-        roots = {snap.providers[member].root_id
-                 for aggregate in snap.aggregates_of(rp)
-                 for member in members[aggregate]}
-        if roots:
-            found[rp] = roots
-    return found
+    def providers_by_uuid(self, uuids):
+        """{uuid: (id, root id)} of those of the providers ``uuids`` that
+        exist."""
+        snap = self.snap
+        return {uuid: (rp, snap.providers[rp].root_id) for uuid in uuids
+                for rp in (snap.by_uuid.get(uuid),) if rp is not None}
+
+    def aggregate_roots(self, uuids):
+        """{uuid: {root of each tree with a provider in it}} of those of
+        the aggregates ``uuids`` that exist (members or not)."""
+        snap = self.snap
+        members = snap.indexes.aggregates
+        return {uuid: {snap.providers[rp].root_id
+                       for rp in members.get(uuid, ())}
+                for uuid in uuids if uuid in snap.aggregate_uuids}
+
+    def tree_providers(self, roots):
+        """{root: [(rp, name, parent), ...] in id order} of the trees of
+        ``roots``."""
+        providers = self.snap.providers
+        trees = self.snap.indexes.trees
+        return {root: [(rp, providers[rp].name, providers[rp].parent_id)
+                       for rp in sorted(trees[root])]
+                for root in roots if root in trees}
+
+    def last_provider_id(self):
+        """The highest provider id."""
+        order = self.snap.order
+        return order[-1] if order else None
+
+    def roots(self):
+        """Every root provider's id, ascending."""
+        return sorted(self.snap.indexes.trees)
+
+    def sharing_roots(self):
+        """{root} of the trees of the sharing providers."""
+        snap = self.snap
+        return {snap.providers[rp].root_id for rp in
+                snap.indexes.traits.get(names_mod.SHARING_TRAIT, ())}
+
+    def holdings(self, roots):
+        """{consumer uuid: [(rp, its root, rc, used), ...]}: every
+        allocation of the consumers holding some on the trees of
+        ``roots``."""
+        snap = self.snap
+        held = snap.holdings
+        on_trees = {consumer for rp in indexes.filed_under(
+            snap.indexes.trees, roots) for consumer in held.get(rp, ())}
+        holders = snap.holders() if on_trees else {}
+        return {consumer: [(rp, snap.providers[rp].root_id, rc, used)
+                           for rp in holders[consumer]
+                           for rc, used in held[rp][consumer].used]
+                for consumer in sorted(on_trees)}
+
+    def consumers_of_type(self, uuids, name):
+        """{uuid} of the consumers ``uuids`` of type ``name``."""
+        snap = self.snap
+        holders = snap.holders()
+        return {uuid for uuid in uuids if uuid in holders
+                and snap.holdings[holders[uuid][0]][uuid].consumer_type
+                == name}
+
+    def reaches(self, providers):
+        """{provider: {root of each tree with a provider in one of its
+        aggregates}} of ``providers``."""
+        snap = self.snap
+        members = snap.indexes.aggregates
+        return {rp: {snap.providers[member].root_id
+                     for aggregate in snap.aggregates_of(rp)
+                     for member in members[aggregate]}
+                for rp in providers}
+
+    def class_names(self):
+        """{resource class id: name} of every class."""
+        return {rc: name for name, rc in self.snap.class_ids.items()}

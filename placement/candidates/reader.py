@@ -2,10 +2,11 @@
 per group.
 
 Each group's rows (a provider per row, with a bit mask of the classes it
-can serve) come from the read step's source (``database_source``: one
-statement per group; ``memory_source``: a worker's snapshot) in root
-order, to the assemble step (``assemble.py``); groups asking the same of
-the same providers share one read.  Sharing providers (trait
+can serve) come from the read step's source (``database_source`` and
+``database_rows``: one statement per group; ``memory_source``: a
+worker's snapshot) in root order, to the assemble step
+(``assemble.py``); groups asking the same of the same providers share
+one read.  Sharing providers (trait
 MISC_SHARES_VIA_AGGREGATE) are read up front with the roots of the
 trees they serve.  Everything is a generator, so a limit stops reading
 rows early.

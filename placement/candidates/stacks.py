@@ -21,10 +21,7 @@ The uses:
     list      read(LIST) -> assemble -> combine -> limit -> render
     weighed   read(WHOLE) -> assemble -> combine -> weigh -> limit -> render;
               with a limit, bounds first, then read -> assemble -> combine
-              band by band as the weights need (ranking.py); list,
-              weighed, explain and capacity read the worker's snapshot
-              when it has one (answer), claim first reads it too, what
-              if the database
+              band by band as the weights need (ranking.py)
     explain   read(EVERY_TREE) -> assemble -> census -> combine per tree
               -> weigh -> words; after an empty list, the list's own
               trees (not read again)
@@ -45,6 +42,12 @@ The uses:
               ties -> choose -> check room -> write; from the read again,
               of the database, while concurrent writers take the room
               chosen; no fit: explain's summary
+
+Which source each reads: list, weighed, explain, capacity and what if
+read the worker's snapshot when it has one and it answers the queries
+as the database would (``answer``), else the database; claim makes its
+first choice from the snapshot too (unless it releases consumers'
+holdings), the next ones from the database it writes in.
 """
 import dataclasses
 import itertools
@@ -224,23 +227,23 @@ def count_capacity(where, shapes, version):
                               _reading_by(where, ROOMS))
 
 
-def what_if(conn, shapes, version, asked):
+def what_if(where, shapes, version, asked):
     """POST /capacity with changes (a changes.Asked): capacity.count of
     ``shapes`` as changed, with the evacuation's and N+1's answers when
-    asked."""
-    where = database_source.DatabaseSource(conn)
+    asked, read from ``where`` (see ``answer``: the queries are the
+    shapes' and those of ``asked.shapes_of``)."""
     rooms = _reading_by(where, ROOMS)
-    changed = changes.resolve(conn, asked, _reading_by(where, AS_NEW))
+    changed = changes.resolve(where, asked, _reading_by(where, AS_NEW))
     moved = None
     if asked.evacuate:
-        changed, moved = evacuation.evacuate(conn, changed, asked.shapes_of,
+        changed, moved = evacuation.evacuate(where, changed, asked.shapes_of,
                                              rooms)
     answer = capacity_mod.count(where, shapes, version, rooms, changed)
     if moved is not None:
         answer['evacuation'] = moved
     if asked.survive:
         answer['survive'] = survival.survive(
-            conn, changed, asked.survive_member_of, asked.shapes_of, rooms)
+            where, changed, asked.survive_member_of, asked.shapes_of, rooms)
     return answer
 
 

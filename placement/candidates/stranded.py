@@ -10,7 +10,8 @@ its rows are read with, but not the resource checks: an inventory too
 small for one more instance is still within the shape's reach, and its
 free space is what the shape strands.  The database sums the free space
 in one statement (``free``), a snapshot in Python (``free_in``), each
-scope asked in the matching form (``Scope.clause``, ``Scope.holds``).
+scope asked in the matching form (``Scope.clause``, ``Scope.holds``); a
+what-if's changes are summed in the same order by both.
 """
 import math
 import typing
@@ -107,43 +108,80 @@ def free(conn, classes, scoped, changed=None):
         for key, part in zip(filtered, parts):
             within[key][rc] = float(part)
     if changed is not None:
-        _copied(conn, classes, scoped, filtered, changed, total, within)
-        _taken(conn, classes, scoped, filtered, changed, total, within)
+        _add_copies(_copied(conn, classes, scoped, filtered, changed),
+                    _copy_counts(changed), filtered, total, within)
+        taken = _taken_of(changed, classes)
+        _take(taken, _taken(conn, scoped, filtered, taken) if taken else {},
+              total, within)
     return total, {key: within.get(key, total) for key in scoped}
 
 
-def free_in(snap, classes, scoped, dialect):
-    """``free`` of a snapshot version, without changes."""
+def free_in(snap, classes, scoped, dialect, changed=None):
+    """``free`` of a snapshot version, as the database of ``dialect``
+    computes it."""
     filtered = _filtered(scoped)
-    # Shapes alike share scopes: each distinct one is asked once per
-    # provider, when a key needs it.
-    distinct = list(dict.fromkeys(scope for key in filtered
-                                  for scope in scoped[key]))
-    at = {scope: index for index, scope in enumerate(distinct)}
-    asked = {key: [(scope.classes, at[scope]) for scope in scoped[key]]
-             for key in filtered}
+    inside = _Inside(snap, scoped, filtered)
+    out = frozenset() if changed is None else changed.out
     total = {}
     within = {key: {} for key in filtered}
     for rc in classes:
         for rp in sorted(snap.indexes.classes.get(rc, ())):
+            root = snap.providers[rp].root_id
+            if root in out:
+                continue
             inventory = snap.inventories[rp][rc]
             room = max(figures.room_in_sql(
                 inventory.total, inventory.reserved,
                 inventory.allocation_ratio, snap.usage.get(rp, {}).get(rc),
                 dialect), 0)
             total[rc] = total.get(rc, 0) + room
-            root = snap.providers[rp].root_id
-            holds = [None] * len(distinct)
-            for key in filtered:
-                for scope_classes, index in asked[key]:
-                    if rc not in scope_classes:
-                        continue
-                    if holds[index] is None:
-                        holds[index] = distinct[index].holds(snap, rp, root)
-                    if holds[index]:
-                        within[key][rc] = within[key].get(rc, 0) + room
-                        break
+            for key in inside.keys(rp, root, rc):
+                within[key][rc] = within[key].get(rc, 0) + room
+    if changed is not None:
+        _add_copies(_copied_in(snap, classes, filtered, inside, changed,
+                               dialect),
+                    _copy_counts(changed), filtered, total, within)
+        taken = _taken_of(changed, classes)
+        _take(taken, _taken_in(snap, inside, taken), total, within)
     return total, {key: within.get(key, total) for key in scoped}
+
+
+class _Inside:
+    """Which keys' scopes hold an inventory of a snapshot (``Scope.holds``
+    as ``_within`` asks it): shapes alike share scopes, so each distinct
+    one is asked once per inventory, when a key needs it."""
+
+    def __init__(self, snap, scoped, filtered):
+        self.snap = snap
+        distinct = list(dict.fromkeys(scope for key in filtered
+                                      for scope in scoped[key]))
+        at = {scope: index for index, scope in enumerate(distinct)}
+        self.asked = {key: [(scope, at[scope]) for scope in scoped[key]]
+                      for key in filtered}
+
+    def keys(self, rp, root, rc, copies=False):
+        """The keys whose scopes hold provider ``rp``'s inventory of
+        ``rc`` (``copies`` as ``_within`` takes it)."""
+        holds = {}
+        found = []
+        for key, scopes in self.asked.items():
+            for scope, index in scopes:
+                if rc not in scope.classes or (copies and scope.named_tree):
+                    continue
+                if index not in holds:
+                    holds[index] = scope.holds(self.snap, rp, root)
+                if holds[index]:
+                    found.append(key)
+                    break
+        return found
+
+
+def _taken_in(snap, inside, taken):
+    """``_taken`` of a snapshot version (``inside``: its _Inside)."""
+    return {(rp, rc, copy): inside.keys(rp, snap.providers[rp].root_id, rc,
+                                        copy)
+            for (rp, copy), amounts in taken.items() for rc, _ in amounts
+            if rc in snap.inventories.get(rp, ())}
 
 
 def _filtered(scoped):
@@ -175,30 +213,66 @@ def _within(scopes, copies=False):
         for scope in scopes if not (copies and scope.named_tree)))
 
 
-def _copied(conn, classes, scoped, filtered, changed, total, within):
-    """Add the whole capacity of each copy's original to ``total`` and
-    ``within`` (a copy is within the scopes its original is in)."""
+def _copy_counts(changed):
+    """{root of a tree copied: how many copies ``changed`` adds}."""
     copies = {}
     for copy in changed.copies:
         copies[copy.like] = copies.get(copy.like, 0) + 1
-    if not copies:
-        return
-    for root, rc, whole, *parts in conn.execute(
-            _summed(figures.capacity(INV), scoped, filtered,
-                    by=[RP.c.root_provider_id], copies=True)
-            .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
-            .where(INV.c.resource_class_id.in_(sorted(classes)),
-                   RP.c.root_provider_id.in_(sorted(copies)))
-            .group_by(RP.c.root_provider_id, INV.c.resource_class_id)):
+    return copies
+
+
+def _add_copies(rows, copies, filtered, total, within):
+    """Add to ``total`` and ``within`` the ``copies`` of each tree, from
+    ``rows`` (root, rc, its whole capacity, its part within the scopes of
+    each key of ``filtered``) in (root, rc) order."""
+    for root, rc, whole, *parts in rows:
         total[rc] = total.get(rc, 0) + copies[root] * float(whole)
         for key, part in zip(filtered, parts):
             within[key][rc] = (within[key].get(rc, 0)
                                + copies[root] * float(part))
 
 
-def _taken(conn, classes, scoped, filtered, changed, total, within):
-    """Take what the evacuation placed off ``total`` and ``within`` (on a
-    copy, within the scopes its original is in)."""
+def _copied(conn, classes, scoped, filtered, changed):
+    """The rows ``_add_copies`` takes: per tree copied and class, the
+    capacity of its inventories (a copy is within the scopes its
+    original is in)."""
+    copies = _copy_counts(changed)
+    if not copies:
+        return []
+    return conn.execute(
+        _summed(figures.capacity(INV), scoped, filtered,
+                by=[RP.c.root_provider_id], copies=True)
+        .select_from(INV.join(RP, RP.c.id == INV.c.resource_provider_id))
+        .where(INV.c.resource_class_id.in_(sorted(classes)),
+               RP.c.root_provider_id.in_(sorted(copies)))
+        .group_by(RP.c.root_provider_id, INV.c.resource_class_id)
+        .order_by(RP.c.root_provider_id, INV.c.resource_class_id))
+
+
+def _copied_in(snap, classes, filtered, inside, changed, dialect):
+    """``_copied`` of a snapshot version."""
+    rows = []
+    for root in sorted(_copy_counts(changed)):
+        whole, parts = {}, {}
+        for rp in sorted(snap.indexes.trees[root]):
+            for rc, inventory in snap.inventories.get(rp, {}).items():
+                if rc not in classes:
+                    continue
+                capacity = max(figures.capacity_in_sql(
+                    inventory.total, inventory.reserved,
+                    inventory.allocation_ratio, dialect), 0)
+                whole[rc] = whole.get(rc, 0) + capacity
+                part = parts.setdefault(rc, dict.fromkeys(filtered, 0))
+                for key in inside.keys(rp, root, rc, copies=True):
+                    part[key] += capacity
+        rows += [(root, rc, whole[rc], *parts[rc].values())
+                 for rc in sorted(whole)]
+    return rows
+
+
+def _taken_of(changed, classes):
+    """{(provider, on a copy or not): [(rc, amount)]} of what the
+    evacuation placed of ``classes``: on a copy, by its original."""
     original = {new: rp for copy in changed.copies
                 for rp, new in copy.ids.items()}
     taken = {}
@@ -206,9 +280,22 @@ def _taken(conn, classes, scoped, filtered, changed, total, within):
         if rc in classes:
             taken.setdefault((original.get(rp, rp), rp in original),
                              []).append((rc, amount))
-    if not taken:
-        return
-    # {(rp, rc, copy or not): keys whose scopes hold the inventory}
+    return taken
+
+
+def _take(taken, inside, total, within):
+    """Take ``taken`` (``_taken_of``) off ``total`` and ``within``;
+    ``inside`` {(rp, rc, on a copy or not): keys whose scopes hold the
+    inventory}."""
+    for (rp, copy), amounts in taken.items():
+        for rc, amount in amounts:
+            total[rc] = total.get(rc, 0) - amount
+            for key in inside.get((rp, rc, copy), ()):
+                within[key][rc] = within[key].get(rc, 0) - amount
+
+
+def _taken(conn, scoped, filtered, taken):
+    """The ``inside`` of ``_take`` from the database."""
     inside = {}
     for chunk in base.chunks(sorted({rp for rp, _ in taken})):
         for rp, rc, *flags in conn.execute(
@@ -224,11 +311,7 @@ def _taken(conn, classes, scoped, filtered, changed, total, within):
             for at, copy in enumerate((False, True)):
                 inside[rp, rc, copy] = {key for key, flag in zip(
                     filtered, flags[at * len(filtered):]) if flag}
-    for (rp, copy), amounts in taken.items():
-        for rc, amount in amounts:
-            total[rc] = total.get(rc, 0) - amount
-            for key in inside.get((rp, rc, copy), ()):
-                within[key][rc] = within[key].get(rc, 0) - amount
+    return inside
 
 
 def split(total, within, filled, classes):

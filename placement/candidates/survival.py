@@ -14,31 +14,19 @@ moved again.
 """
 import collections
 
-import sqlalchemy as sa
-
 from placement.candidates import changes
 from placement.candidates import evacuation
-from placement.candidates import lookup
-from placement.candidates import names as names_mod
-from placement.data import tables
-from placement.objects import base
-
-RP = tables.resource_providers
-RPT = tables.resource_provider_traits
-RPA = tables.resource_provider_aggregates
-AGG = tables.placement_aggregates
-TRAITS = tables.traits
 
 
-def survive(conn, changed, member_of, shapes_of, read):
+def survive(where, changed, member_of, shapes_of, read):
     """The ``survive`` answer {'failing': [{'uuid', 'nowhere'}]}: the
     roots in scope (every one, or those with a provider in aggregate
     ``member_of``) whose consumers would not all find room elsewhere,
-    in order of uuid; ``shapes_of`` and ``read`` as the evacuation
-    takes them."""
-    roots = _in_scope(conn, changed, member_of)
-    held, parents = evacuation.holdings(conn, roots)
-    dropped = evacuation.of_type(conn, sorted(held), evacuation.DROPPED_TYPE)
+    in order of uuid, read from ``where`` (the read step's source);
+    ``shapes_of`` and ``read`` as the evacuation takes them."""
+    roots = _in_scope(where, changed, member_of)
+    held, parents = evacuation.holdings(where, roots)
+    dropped = where.consumers_of_type(sorted(held), evacuation.DROPPED_TYPE)
     runs = collections.defaultdict(list)
     for uuid in sorted(held):
         if uuid in dropped:
@@ -52,10 +40,10 @@ def survive(conn, changed, member_of, shapes_of, read):
             # outside them does.
             kept = consumer.kept | (consumer.moved.keys() - part.keys())
             runs[root].append((uuid, part, kept))
-    reach = evacuation.reaches(conn, sorted(
+    reach = where.reaches(sorted(
         {rp for run in runs.values() for _, _, kept in run for rp in kept}))
-    names = base.resource_class_names(conn)
-    shapes = evacuation.Shapes(conn, changed, read)
+    names = where.class_names()
+    shapes = evacuation.Shapes(where, changed, read)
     failing = {}
     for root, run in runs.items():
         free = collections.ChainMap({}, shapes.free)
@@ -68,7 +56,7 @@ def survive(conn, changed, member_of, shapes_of, read):
             nowhere += found is None
         if nowhere:
             failing[root] = nowhere
-    labels = evacuation.labelled(conn, changed, set(failing))
+    labels = evacuation.labelled(where, changed, set(failing))
     return {'failing': sorted(({'uuid': labels[root], 'nowhere': nowhere}
                                for root, nowhere in failing.items()),
                               key=lambda entry: entry['uuid'])}
@@ -81,22 +69,14 @@ def _root(rp, parents):
     return rp
 
 
-def _in_scope(conn, changed, member_of):
+def _in_scope(where, changed, member_of):
     """{root id} of the trees whose loss is played: every root left but
     those of sharing providers; with a provider in aggregate
     ``member_of`` (a uuid) if given."""
-    stmt = sa.select(RP.c.root_provider_id).distinct()
-    if member_of is not None:
-        found = dict(conn.execute(sa.select(AGG.c.uuid, AGG.c.id).where(
-            AGG.c.uuid == member_of)).all())
+    if member_of is None:
+        roots = set(where.roots())
+    else:
+        found = where.aggregate_roots([member_of])
         changes.known([member_of], found, 'survive.member_of', 'aggregate')
-        stmt = stmt.select_from(RP.join(
-            RPA, RPA.c.resource_provider_id == RP.c.id)).where(
-                RPA.c.aggregate_id == found[member_of])
-    sharing = (sa.select(RP.c.root_provider_id)
-               .select_from(RP.join(RPT, RPT.c.resource_provider_id
-                                    == RP.c.id)
-                            .join(TRAITS, TRAITS.c.id == RPT.c.trait_id))
-               .where(TRAITS.c.name == names_mod.SHARING_TRAIT))
-    stmt = stmt.where(RP.c.root_provider_id.notin_(sharing))
-    return {root for root, in lookup.fetch(conn, stmt)} - changed.out
+        roots = found[member_of]
+    return roots - where.sharing_roots() - changed.out

@@ -34,7 +34,5 @@ def count_shapes(req):
     data = validation.extract_json(req, schema.SHAPES)
     parsed = shapes.parse_all(data['shapes'], version)
     asked = shapes.parse_changes(data)
-    # A what-if reads the database (the consumers it moves are there).
-    snap = ctx.snapshot() if asked is None else None
     return responses.json_response(req, shapes.count(
-        ctx.database, parsed, version, asked, snap))
+        ctx.database, parsed, version, asked, ctx.snapshot()))

@@ -17,7 +17,7 @@ class Indexes(typing.NamedTuple):
 
 def _keys(snap_parts, rp):
     """Per index, the keys provider ``rp`` is filed under."""
-    providers, inventories, _usage, traits, aggregates = snap_parts
+    providers, inventories, _usage, traits, aggregates, _holdings = snap_parts
     provider = providers.get(rp)
     return ((provider.root_id,) if provider is not None else (),
             aggregates.get(rp, ()), traits.get(rp, ()),
@@ -34,7 +34,7 @@ def filed_under(index, keys):
 
 def build(parts):
     """The Indexes of a snapshot's (providers, inventories, usage,
-    traits, aggregates)."""
+    traits, aggregates, holdings)."""
     found = Indexes({}, {}, {}, {})
     for rp in parts[0]:
         for index, keys in zip(found, _keys(parts, rp)):

@@ -1,5 +1,6 @@
 """One version of the cloud in memory: providers, their inventories,
-usage, traits and aggregates, and the names of classes and traits.
+usage, traits, aggregates and the consumers' holdings, and the names of
+classes, traits and aggregates.
 
 A version never changes once built: a request reads one version from
 start to end while other threads of the worker build the next.
@@ -33,6 +34,14 @@ class Inventory(typing.NamedTuple):
     allocation_ratio: float
 
 
+class Holding(typing.NamedTuple):
+    """What one consumer holds of a provider: its ``consumer_type`` (a
+    name, None without one) and ``used`` ((rc id, amount), ...) in class
+    id order."""
+    consumer_type: typing.Optional[str]
+    used: tuple
+
+
 class Shown(typing.NamedTuple):
     """A provider as listings show it, in ``resource_provider.SHOWN``
     order."""
@@ -57,21 +66,24 @@ class Snapshot:
     roots' (then their own: the order the read step's rows come in),
     ``shown`` {id: Shown}, ``indexes`` (who has what, indexes.Indexes);
     per provider id ``inventories`` {rc id: Inventory}, ``usage`` {rc
-    id: used}, ``traits`` (names) and ``aggregates`` (uuids);
-    ``class_ids`` {name: id}, ``trait_ids`` {name: id}.  Built by
-    ``load`` and ``changed``.
+    id: used}, ``traits`` (names), ``aggregates`` (uuids) and
+    ``holdings`` {consumer uuid: Holding}; ``class_ids`` {name: id},
+    ``trait_ids`` {name: id}, ``aggregate_uuids`` {uuid} of every
+    aggregate (members or not).  Built by ``load`` and ``changed``.
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
-                 class_ids, trait_ids, by_uuid, order, root_order, shown,
-                 indexes, rendered=None):
+                 holdings, class_ids, trait_ids, aggregate_uuids, by_uuid,
+                 order, root_order, shown, indexes, rendered=None):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
         self.traits = traits
         self.aggregates = aggregates
+        self.holdings = holdings
         self.class_ids = class_ids
         self.trait_ids = trait_ids
+        self.aggregate_uuids = aggregate_uuids
         self.by_uuid = by_uuid
         self.order = order
         self.root_order = root_order
@@ -136,6 +148,18 @@ class Snapshot:
                 sum(used for held in self.usage.values()
                     for used in held.values()))
 
+    def holders(self):
+        """{consumer uuid: [provider id, ...] ascending} of every
+        consumer, built when first asked (a what-if) and kept with the
+        version."""
+        def build():
+            found = {}
+            for rp in self.order:
+                for consumer in self.holdings.get(rp, ()):
+                    found.setdefault(consumer, []).append(rp)
+            return found
+        return self.derived(('holders',), build)
+
     def traits_of(self, rp):
         return self.traits.get(rp, _NONE)
 
@@ -160,10 +184,11 @@ def _shown(providers, rp):
 
 
 def _read_providers(conn, ids):
-    """(providers, inventories, usage, traits, aggregates) of ``ids``
-    (None: all), as the Snapshot holds them.  Equal values are kept
-    once (``alike``): thousands of computes share their inventories,
-    trait sets and aggregates, and a snapshot's values never change."""
+    """(providers, inventories, usage, traits, aggregates, holdings) of
+    ``ids`` (None: all), as the Snapshot holds them.  Equal values are
+    kept once (``alike``): thousands of computes share their
+    inventories, trait sets and aggregates, consumers of one flavor
+    their holdings, and a snapshot's values never change."""
     alike = {}
     providers = {row.id: Provider(row.id, row.uuid, row.name, row.generation,
                                   row.parent_id, row.root_id, row.changed)
@@ -178,6 +203,18 @@ def _read_providers(conn, ids):
     usage = {}
     for row in snapshot_rows.usage(conn, ids):
         usage.setdefault(row.rp, {})[row.rc] = int(row.used)
+    held = {}
+    for row in snapshot_rows.holdings(conn, ids):
+        consumer = alike.setdefault(row.consumer, row.consumer)
+        _, amounts = held.setdefault(row.rp, {}).setdefault(
+            consumer, (row.consumer_type, {}))
+        amounts[row.rc] = amounts.get(row.rc, 0) + row.used
+    holdings = {}
+    for rp, consumers in held.items():
+        mine = holdings[rp] = {}
+        for consumer, (kind, amounts) in consumers.items():
+            holding = Holding(kind, tuple(sorted(amounts.items())))
+            mine[consumer] = alike.setdefault(holding, holding)
     traits = {}
     for row in snapshot_rows.traits(conn, ids):
         traits.setdefault(row.rp, set()).add(row.name)
@@ -189,7 +226,7 @@ def _read_providers(conn, ids):
         return {rp: alike.setdefault(frozenset(values), frozenset(values))
                 for rp, values in sets.items()}
     return providers, inventories, usage, kept_once(traits), \
-        kept_once(aggregates)
+        kept_once(aggregates), holdings
 
 
 def _root_order(providers):
@@ -202,6 +239,7 @@ def load(conn):
     providers = parts[0]
     return Snapshot(*parts, snapshot_rows.class_ids(conn),
                     snapshot_rows.trait_ids(conn),
+                    frozenset(snapshot_rows.aggregate_uuids(conn)),
                     {p.uuid: rp for rp, p in providers.items()},
                     sorted(providers), _root_order(providers),
                     {rp: _shown(providers, rp) for rp in providers},
@@ -213,8 +251,7 @@ def changed(conn, old, provider_ids, names):
     when deleted), and the names read again when ``names``."""
     fresh = _read_providers(conn, provider_ids)
     parts = []
-    for before, after in zip((old.providers, old.inventories, old.usage,
-                              old.traits, old.aggregates), fresh):
+    for before, after in zip(_parts(old), fresh):
         if all(before.get(rp) == after.get(rp) for rp in provider_ids):
             # Most writes move a generation and usage only: the other
             # parts are the old version's, not copies.
@@ -256,9 +293,22 @@ def changed(conn, old, provider_ids, names):
         trait_ids = snapshot_rows.trait_ids(conn)
     else:
         class_ids, trait_ids = old.class_ids, old.trait_ids
-    found = indexes_mod.changed(
-        old.indexes, (old.providers, old.inventories, old.usage, old.traits,
-                      old.aggregates), parts, provider_ids)
-    return Snapshot(*parts, class_ids, trait_ids, by_uuid, order, root_order,
-                    shown, found, old.rendered_for_next(
+    # An aggregate is made only for a provider joining it (the provider
+    # is touched) and is never deleted.
+    _, _, _, _, touched_aggregates, _ = fresh
+    aggregate_uuids = old.aggregate_uuids
+    joined = set().union(*touched_aggregates.values()) - aggregate_uuids
+    if joined:
+        aggregate_uuids = aggregate_uuids | joined
+    found = indexes_mod.changed(old.indexes, _parts(old), parts,
+                                provider_ids)
+    return Snapshot(*parts, class_ids, trait_ids, aggregate_uuids, by_uuid,
+                    order, root_order, shown, found, old.rendered_for_next(
                         [rp for rp in provider_ids if rp not in providers]))
+
+
+def _parts(snap):
+    """What ``snap`` holds per provider, as ``_read_providers`` reads
+    it."""
+    return (snap.providers, snap.inventories, snap.usage, snap.traits,
+            snap.aggregates, snap.holdings)

@@ -92,11 +92,18 @@ def free_of(capacity, used):
     return float(capacity) - float(used or 0)
 
 
+def capacity_in_sql(total, reserved, allocation_ratio, dialect):
+    """``capacity`` of values already read, as ``dialect``'s SQL computes
+    it (``ratio_in_sql``)."""
+    return capacity_of(total, reserved,
+                       ratio_in_sql(allocation_ratio, dialect))
+
+
 def room_in_sql(total, reserved, allocation_ratio, used, dialect):
     """``free`` of values already read, as ``dialect``'s SQL computes
     it (``ratio_in_sql``): what its statements compare amounts with."""
-    return free_of(capacity_of(total, reserved,
-                               ratio_in_sql(allocation_ratio, dialect)), used)
+    return free_of(capacity_in_sql(total, reserved, allocation_ratio,
+                                   dialect), used)
 
 
 def times_fitting(free, amount):

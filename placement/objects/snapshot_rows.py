@@ -3,7 +3,9 @@ provider with what it has, or only the providers a change touched.
 
 Each function reads all providers when ``ids`` is None, else those of
 ``ids`` (in chunks); rows are read by name.  Usage is summed per
-(provider, class) here, once, so the snapshot never sums allocations.
+(provider, class) here, once, so the snapshot never sums allocations
+for the read step; the consumers' holdings (what a what-if moves) are
+read beside it.
 """
 import sqlalchemy as sa
 
@@ -15,6 +17,8 @@ INV = tables.inventories
 ALLOC = tables.allocations
 RPT = tables.resource_provider_traits
 RPA = tables.resource_provider_aggregates
+CONSUMERS = tables.consumers
+TYPES = tables.consumer_types
 
 _PROVIDERS = sa.select(
     RP.c.id, RP.c.uuid, RP.c.name, RP.c.generation,
@@ -29,6 +33,15 @@ _USAGE = (sa.select(ALLOC.c.resource_provider_id.label('rp'),
                     ALLOC.c.resource_class_id.label('rc'),
                     sa.func.sum(ALLOC.c.used).label('used'))
           .group_by(ALLOC.c.resource_provider_id, ALLOC.c.resource_class_id))
+# An allocation may have no consumer row (written before consumers were
+# recorded), a consumer no type.
+_HOLDINGS = sa.select(
+    ALLOC.c.resource_provider_id.label('rp'),
+    ALLOC.c.consumer_id.label('consumer'),
+    ALLOC.c.resource_class_id.label('rc'), ALLOC.c.used,
+    TYPES.c.name.label('consumer_type')).select_from(
+    ALLOC.outerjoin(CONSUMERS, CONSUMERS.c.uuid == ALLOC.c.consumer_id)
+    .outerjoin(TYPES, TYPES.c.id == CONSUMERS.c.consumer_type_id))
 _TRAITS = sa.select(RPT.c.resource_provider_id.label('rp'),
                     tables.traits.c.name).join_from(
     RPT, tables.traits, tables.traits.c.id == RPT.c.trait_id)
@@ -63,6 +76,12 @@ def usage(conn, ids=None):
     return _read(conn, _USAGE, ALLOC.c.resource_provider_id, ids)
 
 
+def holdings(conn, ids=None):
+    """Rows: rp, consumer (uuid), rc, used, consumer_type (name or
+    None): one per allocation."""
+    return _read(conn, _HOLDINGS, ALLOC.c.resource_provider_id, ids)
+
+
 def traits(conn, ids=None):
     """Rows: rp, name."""
     return _read(conn, _TRAITS, RPT.c.resource_provider_id, ids)
@@ -71,6 +90,13 @@ def traits(conn, ids=None):
 def aggregates(conn, ids=None):
     """Rows: rp, uuid (of the aggregate)."""
     return _read(conn, _AGGREGATES, RPA.c.resource_provider_id, ids)
+
+
+def aggregate_uuids(conn):
+    """{uuid} of every aggregate, with members or not."""
+    agg = tables.placement_aggregates
+    return {uuid for uuid, in conn.execute(sa.select(agg.c.uuid))
+            if uuid is not None}
 
 
 def class_ids(conn):
@@ -99,7 +125,11 @@ def fingerprint(conn):
     """Figures that upstream's writes move too, which record nothing in
     the change feed: the providers' count, highest id, sum of
     generations, newest change, sums of root and parent ids and of the
-    names' lengths; the units allocated in all."""
+    names' lengths; the units allocated in all.  They cover the
+    consumers' holdings and types as well: upstream bumps the generation
+    of every provider a write leaves allocations on (a new type is
+    written with the allocations), and a write that only removes some
+    lowers the units allocated (each is at least 1)."""
     figures = conn.execute(_PROVIDER_FIGURES).one()
     return (*(int(value or 0) if index != 3 else value
               for index, value in enumerate(figures)),

@@ -84,10 +84,13 @@ def parse_changes(data):
 def count(database, parsed, version, asked=None, snap=None):
     """The capacity count's answer for ``parsed`` shapes, in one read;
     as changed by ``asked`` (a changes.Asked), if given; from the
-    worker's snapshot ``snap`` when there is one and nothing changes."""
+    worker's snapshot ``snap`` when there is one (see stacks.answer)."""
     # The engine runs once per shape, with as many small objects.
     with gc_pause.collection_paused():
         if asked is not None:
-            return database.read(stacks.what_if, parsed, version, asked)
+            return stacks.answer(
+                database, snap,
+                [*parsed.values(), *asked.shapes_of.values()],
+                stacks.what_if, parsed, version, asked)
         return stacks.answer(database, snap, parsed.values(),
                              stacks.count_capacity, parsed, version)

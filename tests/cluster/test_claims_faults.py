@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from support import helpers
 from support import stress_setup
+from support import worlds
 from placement.data import tables
 
 GROUP = 150
@@ -58,7 +59,7 @@ def _wait_for_workers(server, count, timeout=30):
 def test_a_group_claim_killed_mid_call_is_all_or_nothing(backend):
     with stress_setup.service(backend, 1) as svc:
         engine = sa.create_engine(svc.db_url)
-        world = helpers.World(engine)
+        world = worlds.World(engine)
         for index in range(COMPUTES):
             world.add('cn%d' % index,
                       inventory={'VCPU': 4, 'MEMORY_MB': 4096})

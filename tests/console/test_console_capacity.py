@@ -15,6 +15,7 @@ from support.browser_support import (By, assert_clean_log, chromium, open_page,
                                      wait_state)
 from support import console_support
 from support import helpers
+from support import worlds
 
 MARKUP_NAME = '<b id="injected">host</b>'
 
@@ -25,7 +26,7 @@ def server():
     database = helpers.TestDatabase('sqlite', workdir)
     helpers.write_config(workdir, database.url)
     srv = helpers.Server(workdir)
-    srv.world = helpers.World(database.engine())
+    srv.world = worlds.World(database.engine())
     yield srv
     srv.stop()
     shutil.rmtree(workdir, ignore_errors=True)

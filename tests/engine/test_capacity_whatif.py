@@ -329,6 +329,22 @@ def test_a_copy_is_in_no_tree_in_tree_names(client, w):
     assert shape['stranded_elsewhere'] == {'VCPU': 4}
 
 
+def test_a_copy_keeps_no_room_of_a_group_naming_a_tree(client, w):
+    """Two groups of one class, the first naming cn1's tree: cn1 itself
+    serves the first group only, so of the copy of cn1 nothing of cn1's
+    is left to any group, and no instance fits the copy."""
+    w.add('cn1', inventory={'VCPU': 4})
+    w.add('numa', parent='cn1', inventory={'VCPU': 4}, traits=['CUSTOM_B'])
+    answer = oracle.shapes(client, {
+        'shapes': {'two': 'resources1=VCPU:1&in_tree1=%s&resources2=VCPU:1'
+                          '&required2=CUSTOM_B&group_policy=none'
+                          % w.uuid('cn1')},
+        'with': [{'like': w.uuid('cn1'), 'count': 1}]})
+    shape = answer['shapes']['two']
+    assert [(entry['uuid'], entry['fits']) for entry in shape['providers']
+            ] == [(w.uuid('cn1'), 4)]
+
+
 @over_http(40)
 @hypothesis.given(
     hosts=st.lists(host_st, min_size=2, max_size=5),

@@ -1,5 +1,5 @@
 """GET /allocation_candidates/explain: what each check removes, on rows
-written straight into the database (helpers.World).
+written straight into the database (worlds.World).
 
 Fixed data sets, each with a rule that alone removes providers, check the
 counts, nearest misses and summaries exactly.  A hypothesis test compares

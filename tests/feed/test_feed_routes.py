@@ -137,6 +137,24 @@ def test_post_allocations(client, engine, after):
     assert recorded == set(ids(engine, first, second))
 
 
+@pytest.mark.parametrize('write', ['put', 'post'])
+def test_a_consumers_new_type_records_its_providers(client, engine, after,
+                                                    write):
+    """At 1.38 a consumer may change type and nothing else: the snapshot
+    keeps each holding's type, so its providers are read again."""
+    first = helpers.make_provider(client, VCPU)
+    second = helpers.make_provider(client, VCPU)
+    consumer = helpers.new_uuid()
+    held = {first: {'VCPU': 1}, second: {'VCPU': 2}}
+    assert helpers.put(client, consumer, held).status_code == 204
+    body = helpers.body(held, consumer_generation=1,
+                        consumer_type='MIGRATION')
+    actions = {
+        'put': lambda: client.put('/allocations/' + consumer, json=body),
+        'post': lambda: client.post('/allocations', json={consumer: body})}
+    assert after(actions[write]) == set(ids(engine, first, second))
+
+
 def test_delete_allocations(client, engine, after):
     rp = helpers.make_provider(client, VCPU)
     consumer = helpers.new_uuid()

@@ -2,244 +2,37 @@
 
 The pair of servers of tests/memory/conftest.py (``database`` reads SQL,
 ``snapshot`` its workers' snapshots) on random clouds written through the
-API to either server: compute roots with NUMA-like children and PF-like
-grandchildren, sharing providers, traits and aggregates at every level,
-awkward ratios and units, and consumers, some filling providers nearly
-full.  Random writes follow, and after each the same random
-GET /allocation_candidates at microversions 1.10 to 1.39, its
-explanation and GET /capacity must answer alike on both: status and
-body bytes (an error's without its request id).  Bytes, not sorted
+API to either server (support/api_clouds.py).  Random writes follow
+(consumers moved, their types changed at microversion 1.38, deleted
+among them), and after each the same random GET /allocation_candidates
+at microversions 1.10 to 1.39, its explanation and GET /capacity, and
+random POST /capacity what-ifs (``without``, ``with``, ``evacuate``,
+``survive``, ``shapes_of``) must answer alike on both: status and body
+bytes (an error's without its request id).  Bytes, not sorted
 candidates: with the default configuration
 (``randomize_allocation_candidates`` off) the order is part of the
 answer.
 """
 import random
-import uuid
+import urllib.parse
 
 import pytest
 import sqlalchemy as sa
 
+from support import api_clouds
 from support import helpers
 from support import snapshot_pair
 
-CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_VF', 'SRIOV_NET_VF']
-VF_CLASSES = ['CUSTOM_VF', 'SRIOV_NET_VF']
-ROOT_TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'CUSTOM_FAST',
-               'COMPUTE_STATUS_DISABLED']
-CHILD_TRAITS = ['HW_NUMA_ROOT', 'CUSTOM_FAST', 'CUSTOM_PHYSNET_A',
-                'CUSTOM_PHYSNET_B']
-TRAITS = sorted(set(ROOT_TRAITS + CHILD_TRAITS))
-CUSTOM_NAMES = {'resource_classes': ['CUSTOM_VF'],
-                'traits': ['CUSTOM_FAST', 'CUSTOM_PHYSNET_A',
-                           'CUSTOM_PHYSNET_B']}
-RATIOS = [1.0, 1.0, 0.7, 1.1, 1.5, 16.0]
-AGGREGATES = [str(uuid.UUID(int=n)) for n in (11, 12, 13)]
 VERSIONS = ['1.10', '1.17', '1.21', '1.25', '1.29', '1.33', '1.35',
             '1.36', '1.39']
-# Per class: (lowest, highest total), step sizes, minimum units, and the
-# amounts a request asks for.
-SHAPES = {
-    'VCPU': ((4, 16), [1, 1, 1, 2], [1, 1, 1, 2], [1, 2, 3, 4]),
-    'MEMORY_MB': ((2048, 8192), [1, 1, 256, 512], [1, 1, 256],
-                  [256, 512, 1000, 2048]),
-    'DISK_GB': ((100, 1000), [1, 1, 10], [1, 1, 10], [10, 15, 100, 250]),
-    'CUSTOM_VF': ((2, 8), [1], [1], [1, 2]),
-    'SRIOV_NET_VF': ((2, 8), [1, 2], [1], [1, 2, 3]),
-}
 # The classes requests ask for, the common ones more often.
-ASKED = CLASSES + ['VCPU', 'MEMORY_MB', 'DISK_GB']
-# Classes by kind of provider (a root without children holds a child's).
-HOLDS = {'root': ['DISK_GB'], 'numa': ['VCPU', 'MEMORY_MB'],
-         'pf': VF_CLASSES, 'sharing': ['DISK_GB']}
-
-
-class Cloud:
-    """What the writes know of the cloud: providers by kind, their
-    parents, consumers."""
-
-    def __init__(self, rng):
-        self.rng = rng
-        self.kinds = {}
-        self.parents = {}
-        self.consumers = []
-
-    def of(self, *kinds):
-        return [rp for rp, kind in self.kinds.items() if kind in kinds]
-
-    def uuid(self):
-        """A uuid drawn from the seed, so that a seed is one sequence."""
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
-
-    def pick(self, *kinds):
-        found = self.of(*kinds)
-        return self.rng.choice(found) if found else None
-
-
-def _generation(client, rp):
-    response = client.get('/resource_providers/' + rp)
-    return response.json()['generation'] \
-        if response.status_code == 200 else 0
-
-
-def _record(rng, rc):
-    (low, high), steps, minimums, _ = SHAPES[rc]
-    total = rng.randint(low, high)
-    min_unit = rng.choice(minimums)
-    return {'total': total, 'reserved': rng.choice([0, 0, total // 8]),
-            'min_unit': min_unit, 'max_unit': rng.randint(min_unit, total),
-            'step_size': rng.choice(steps),
-            'allocation_ratio': rng.choice(RATIOS)}
-
-
-def _put(client, rp, what, key, value):
-    """PUT a provider's ``what`` (inventories, traits, aggregates)."""
-    return client.put('/resource_providers/%s/%s' % (rp, what), json={
-        'resource_provider_generation': _generation(client, rp),
-        key: value})
-
-
-def _inventories(client, cloud, rp=None):
-    rp = rp or cloud.pick('root', 'numa', 'pf', 'sharing')
-    kind = cloud.kinds[rp]
-    classes = HOLDS[kind]
-    if kind == 'root' and rp not in cloud.parents.values():
-        classes = classes + HOLDS['numa']
-    if kind == 'pf':
-        classes = [cloud.rng.choice(VF_CLASSES)]
-    _put(client, rp, 'inventories', 'inventories',
-         {rc: _record(cloud.rng, rc) for rc in classes
-          if kind != 'root' or cloud.rng.random() < 0.8})
-
-
-def _traits(client, cloud, rp=None):
-    rp = rp or cloud.pick('root', 'numa', 'pf', 'sharing')
-    kind = cloud.kinds[rp]
-    names = ROOT_TRAITS if kind == 'root' else CHILD_TRAITS
-    traits = cloud.rng.sample(names, cloud.rng.randint(0, 2))
-    if kind == 'sharing':
-        traits = ['MISC_SHARES_VIA_AGGREGATE']
-    _put(client, rp, 'traits', 'traits', traits)
-
-
-def _aggregates(client, cloud, rp=None):
-    rp = rp or cloud.pick('root', 'numa', 'sharing')
-    aggregates = cloud.rng.sample(AGGREGATES, cloud.rng.randint(0, 2))
-    if cloud.kinds[rp] == 'sharing':
-        aggregates = [cloud.rng.choice(AGGREGATES[:2])]
-    _put(client, rp, 'aggregates', 'aggregates', aggregates)
-
-
-def _provider(client, cloud, kind, parent=None):
-    rp = cloud.uuid()
-    body = {'name': '%s-%s' % (kind, rp[:8]), 'uuid': rp}
-    if parent:
-        body['parent_provider_uuid'] = parent
-    assert client.post('/resource_providers', json=body).status_code == 200
-    cloud.kinds[rp] = kind
-    cloud.parents[rp] = parent
-    return rp
-
-
-def _amounts(client, rp, rng):
-    """Amounts a consumer may take of ``rp``: mostly small, sometimes
-    all that is left but a unit or two."""
-    inventories = client.get(
-        '/resource_providers/%s/inventories' % rp).json()['inventories']
-    usages = client.get('/resource_providers/%s/usages' % rp).json()['usages']
-    amounts = {}
-    for rc, inv in inventories.items():
-        free = int((inv['total'] - inv['reserved']) * inv['allocation_ratio']
-                   ) - usages.get(rc, 0)
-        wanted = (min(free, inv['max_unit']) - rng.randint(0, 2)
-                  if rng.random() < 0.25 else rng.choice(SHAPES[rc][3]))
-        wanted -= wanted % inv['step_size']
-        if wanted >= inv['min_unit'] and rng.random() < 0.7:
-            amounts[rc] = wanted
-    return amounts
-
-
-def _allocate(client, cloud):
-    allocations = {}
-    picked = [cloud.pick('root', 'numa', 'pf', 'sharing') for _ in '12']
-    for rp in [rp for rp in dict.fromkeys(picked) if rp]:
-        amounts = _amounts(client, rp, cloud.rng)
-        if amounts:
-            allocations[rp] = amounts
-    if not allocations:
-        return
-    consumer = cloud.uuid()
-    if client.put('/allocations/' + consumer, json=helpers.body(
-            allocations)).status_code == 204:
-        cloud.consumers.append(consumer)
-
-
-def _release(client, cloud):
-    if cloud.consumers:
-        client.delete('/allocations/' + cloud.consumers.pop(
-            cloud.rng.randrange(len(cloud.consumers))))
-
-
-def _reparent(client, cloud):
-    """A PF moved to another NUMA node, or a NUMA node to another root."""
-    kind = cloud.rng.choice(['pf', 'numa'])
-    rp, parent = cloud.pick(kind), cloud.pick(
-        'numa' if kind == 'pf' else 'root')
-    if rp and parent and client.put('/resource_providers/' + rp, json={
-            'name': '%s-%s' % (kind, rp[:8]),
-            'parent_provider_uuid': parent}).status_code == 200:
-        cloud.parents[rp] = parent
-
-
-def _delete(client, cloud):
-    rp = cloud.pick('pf', 'numa', 'sharing')
-    if rp and client.delete('/resource_providers/' + rp).status_code == 204:
-        del cloud.kinds[rp], cloud.parents[rp]
-
-
-STEPS = [(_inventories, 4), (_allocate, 4), (_release, 2), (_traits, 2),
-         (_aggregates, 2), (_reparent, 1), (_delete, 1)]
-
-
-def _build(clients, cloud):
-    """Roots with 0-2 NUMA children of 0-2 PFs each, 1-2 sharing
-    providers, then a few consumers."""
-    rng = cloud.rng
-    client = clients[0]
-    for what, names in CUSTOM_NAMES.items():
-        for name in names:
-            client.put('/%s/%s' % (what, name))
-    for _ in range(rng.randint(3, 4)):
-        root = _provider(rng.choice(clients), cloud, 'root')
-        for _ in range(rng.randint(0, 2)):
-            numa = _provider(rng.choice(clients), cloud, 'numa', root)
-            for _ in range(rng.randint(0, 2)):
-                _provider(rng.choice(clients), cloud, 'pf', numa)
-    for _ in range(rng.randint(1, 2)):
-        _provider(rng.choice(clients), cloud, 'sharing')
-    for rp in list(cloud.kinds):
-        for write in (_inventories, _traits, _aggregates):
-            if write is not _aggregates or cloud.kinds[rp] != 'pf':
-                write(rng.choice(clients), cloud, rp)
-    for _ in range(rng.randint(3, 6)):
-        _allocate(rng.choice(clients), cloud)
-
-
-def _tear_down(client, cloud):
-    """The seed's consumers and providers gone, so seeds do not add up."""
-    for consumer in cloud.consumers:
-        client.delete('/allocations/' + consumer)
-    left = list(cloud.kinds)
-    while left:
-        gone = [rp for rp in left if client.delete(
-            '/resource_providers/' + rp).status_code in (204, 404)]
-        assert gone, left
-        left = [rp for rp in left if rp not in gone]
+ASKED = api_clouds.CLASSES + ['VCPU', 'MEMORY_MB', 'DISK_GB']
 
 
 # -- queries ----------------------------------------------------------------
 
 def _traits_param(rng, minor):
-    traits = rng.sample(TRAITS, rng.randint(1, 2))
+    traits = rng.sample(api_clouds.TRAITS, rng.randint(1, 2))
     if minor >= 39 and rng.random() < 0.3:
         return 'in:' + ','.join(traits)
     return ','.join(('!' if minor >= 22 and rng.random() < 0.3 else '') + t
@@ -247,7 +40,7 @@ def _traits_param(rng, minor):
 
 
 def _member_of_param(rng, minor):
-    aggregates = rng.sample(AGGREGATES, rng.randint(1, 2))
+    aggregates = rng.sample(api_clouds.AGGREGATES, rng.randint(1, 2))
     if minor >= 32 and rng.random() < 0.3:
         return '!' + aggregates[0]
     return ('in:' + ','.join(aggregates) if len(aggregates) > 1
@@ -260,7 +53,7 @@ def _group(rng, cloud, minor, suffix):
     if not (minor >= 36 and suffix and rng.random() < 0.15):
         classes = {rng.choice(ASKED) for _ in range(rng.choice([1, 2, 3]))}
         params.append(('resources' + suffix, ','.join(
-            '%s:%d' % (rc, rng.choice(SHAPES[rc][3]))
+            '%s:%d' % (rc, rng.choice(api_clouds.SHAPES[rc][3]))
             for rc in sorted(classes))))
     for _ in range(2 if minor >= 39 else 1):
         if minor >= 17 and rng.random() < 0.25:
@@ -304,10 +97,44 @@ def _query(rng, cloud, version):
     return params
 
 
-def _compare(left, right, cloud, counts, queries=8):
+def _what_if(rng, cloud, version):
+    """A POST /capacity body with random changes: roots taken out (now
+    and then one that is not a root), aggregates (some never made),
+    copies, the evacuation, N+1 and a consumer's shape given."""
+    body = {'shapes': {'s%d' % number: urllib.parse.urlencode(
+        _query(rng, cloud, version)) for number in range(rng.randint(1, 2))}}
+    roots = cloud.of('root', 'sharing')
+    without = {}
+    if rng.random() < 0.7:
+        without['roots'] = rng.sample(roots, min(len(roots),
+                                                 rng.randint(0, 2)))
+        if rng.random() < 0.1 and cloud.of('numa'):
+            without['roots'].append(cloud.pick('numa'))
+    if rng.random() < 0.25:
+        without['aggregates'] = rng.sample(api_clouds.AGGREGATES, 1)
+    if without:
+        body['without'] = without
+        body['evacuate'] = rng.random() < 0.7
+    if roots and rng.random() < 0.4:
+        body['with'] = [{'like': rng.choice(roots),
+                         'count': rng.randint(1, 2)}]
+    if rng.random() < 0.3:
+        body['survive'] = rng.choice(['each_root', {
+            'each_root': True,
+            'member_of': rng.choice(api_clouds.AGGREGATES)}])
+    if cloud.consumers and (body.get('evacuate') or 'survive' in body) \
+            and rng.random() < 0.3:
+        body['shapes_of'] = {rng.choice(cloud.consumers): 'resources=VCPU:1'}
+    if len(body) == 1:
+        body['without'] = {'roots': []}
+    return body
+
+
+def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
     """``queries`` random queries alike on both servers, each answered,
-    explained and counted (GET /capacity); ``counts`` of the statuses
-    seen, and of answers with candidates."""
+    explained and counted (GET /capacity), and ``what_ifs`` random
+    POST /capacity with changes; ``counts`` of the statuses seen, of
+    answers with candidates and of what-ifs that moved consumers."""
     for _ in range(queries):
         version = cloud.rng.choice(VERSIONS)
         params = _query(cloud.rng, cloud, version)
@@ -318,25 +145,40 @@ def _compare(left, right, cloud, counts, queries=8):
         counts[one.status_code] = counts.get(one.status_code, 0) + 1
         if one.status_code == 200 and one.json()['allocation_requests']:
             counts['found'] = counts.get('found', 0) + 1
+    for _ in range(what_ifs):
+        version = cloud.rng.choice(VERSIONS)
+        one, _ = snapshot_pair.same(
+            left, right, '/capacity', version,
+            body=_what_if(cloud.rng, cloud, version))
+        key = 'what-if %d' % one.status_code
+        counts[key] = counts.get(key, 0) + 1
+        evacuation = one.json().get('evacuation', {}) \
+            if one.status_code == 200 else {}
+        for what in ('moved', 'dropped'):
+            if evacuation.get(what):
+                counts[what] = counts.get(what, 0) + 1
 
 
 @pytest.mark.parametrize('seed', [1, 2, 3])
 def test_random_clouds_have_the_same_candidates(pair, seed):
     left, right, server = pair
-    cloud = Cloud(random.Random(seed))
+    cloud = api_clouds.Cloud(random.Random(seed))
     counts = {}
-    kinds = [step for step, weight in STEPS for _ in range(weight)]
+    kinds = [step for step, weight in api_clouds.STEPS for _ in range(weight)]
     try:
-        _build([left, right], cloud)
+        api_clouds.build([left, right], cloud)
         _compare(left, right, cloud, counts)
         for _ in range(25):
             cloud.rng.choice(kinds)(cloud.rng.choice([left, right]), cloud)
             _compare(left, right, cloud, counts)
     finally:
-        _tear_down(left, cloud)
-    # The queries found candidates, found none, and were refused.
+        api_clouds.tear_down(left, cloud)
+    # The queries found candidates, found none, and were refused; the
+    # what-ifs moved consumers, dropped some and were refused.
     found, answered = counts.get('found', 0), counts.get(200, 0)
     assert answered > found > answered / 5 and counts.get(400), counts
+    assert counts.get('moved') and counts.get('dropped') \
+        and counts.get('what-if 400'), counts
     assert 'without a record in the change feed' not in snapshot_pair.log(
         server)
 

@@ -1,7 +1,8 @@
 """GET /allocation_candidates, its explanation and the capacity count
 read from a snapshot against the same reads from the database, below
 HTTP, on random clouds: every group's rows and the whole answers, byte
-for byte, default and weighed orders."""
+for byte, default and weighed orders (the what-ifs:
+test_whatif_from_memory.py)."""
 import dataclasses
 
 import hypothesis
@@ -13,6 +14,7 @@ from urllib import parse
 
 from placement import errors
 from placement import microversions
+from placement.candidates import changes
 from placement.candidates import database_source
 from placement.candidates import memory_source
 from placement.candidates import query
@@ -20,66 +22,9 @@ from placement.candidates import stacks
 from placement.memory import snapshot
 
 from support import random_clouds
+from support import random_queries
 
 LATEST = microversions.Version(1, 39)
-TRAITS = random_clouds.TRAITS + ('CUSTOM_NEVER_MADE',)
-
-group_st = st.fixed_dictionaries({
-    'resources': st.dictionaries(
-        st.sampled_from(random_clouds.RCS + ('MEMORY_MB',)),
-        st.integers(1, 8), min_size=1, max_size=2),
-    'required': st.sets(st.sampled_from(TRAITS), max_size=2),
-    'forbidden': st.sets(st.sampled_from(TRAITS), max_size=1),
-    'member_of': st.sampled_from([None, 'A', 'B', '!A', 'in:A,B']),
-})
-request_st = st.fixed_dictionaries({
-    'groups': st.lists(group_st, min_size=1, max_size=3),
-    'isolate': st.booleans(),
-    'in_tree': st.one_of(st.none(), st.integers(0, 7)),
-    'root_required': st.sampled_from([None, 'CUSTOM_A', '!CUSTOM_B']),
-    'same_subtree': st.booleans(),
-    'limit': st.sampled_from([None, 1, 3]),
-})
-
-
-def _aggregate(world, drawn):
-    """A member_of value with the world's uuids for names A and B."""
-    prefix = ''
-    for head in ('!', 'in:'):
-        if drawn.startswith(head):
-            prefix, drawn = head, drawn[len(head):]
-    uuids = [world.aggs[name][1] if name in world.aggs
-             else '00000000-0000-0000-0000-00000000000%d' % len(name)
-             for name in drawn.split(',')]
-    return prefix + ','.join(uuids)
-
-
-def _query_string(world, names, drawn):
-    parts = []
-    suffixes = ['', '1', '2'][:len(drawn['groups'])]
-    for suffix, group in zip(suffixes, drawn['groups']):
-        parts.append('resources%s=%s' % (suffix, ','.join(
-            '%s:%d' % item for item in sorted(group['resources'].items()))))
-        traits = sorted(group['required']) + sorted(
-            '!' + name for name in group['forbidden'] - group['required'])
-        if traits:
-            parts.append('required%s=%s' % (suffix, ','.join(traits)))
-        if group['member_of']:
-            parts.append('member_of%s=%s' % (
-                suffix, _aggregate(world, group['member_of'])))
-    if len(suffixes) > 1:
-        parts.append('group_policy=' + ('isolate' if drawn['isolate']
-                                        else 'none'))
-        if drawn['same_subtree']:
-            parts.append('same_subtree=' + ','.join('_' + s
-                                                    for s in suffixes[1:]))
-    if drawn['in_tree'] is not None and drawn['in_tree'] < len(names):
-        parts.append('in_tree=' + world.uuid(names[drawn['in_tree']]))
-    if drawn['root_required']:
-        parts.append('root_required=' + drawn['root_required'])
-    if drawn['limit']:
-        parts.append('limit=%d' % drawn['limit'])
-    return '&'.join(parts)
 
 
 def _answer(where, parsed, version, conf):
@@ -116,7 +61,7 @@ def weighed(placement_db):
 @random_clouds.over_http(60)
 @hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
                            max_size=7),
-                  st.lists(request_st, min_size=1, max_size=3))
+                  st.lists(random_queries.request_st, min_size=1, max_size=3))
 def test_candidates_answer_alike(world, placement_db, specs, drawn):
     world.clear()
     names = world.add_random(specs)
@@ -126,7 +71,7 @@ def test_candidates_answer_alike(world, placement_db, specs, drawn):
         in_memory = memory_source.MemorySource(snap, conn.dialect.name)
         in_database = database_source.DatabaseSource(conn)
         for request in drawn:
-            query_string = _query_string(world, names, request)
+            query_string = random_queries.query_string(world, names, request)
             params = webob.multidict.MultiDict(parse.parse_qsl(query_string))
             for minor in (39, 25, 17):
                 version = microversions.Version(1, minor)
@@ -145,13 +90,13 @@ def test_candidates_answer_alike(world, placement_db, specs, drawn):
 @random_clouds.over_http(25)
 @hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
                            max_size=7),
-                  request_st)
+                  random_queries.request_st)
 def test_weighed_candidates_answer_alike(world, placement_db, weighed, specs,
                                          drawn):
     world.clear()
     names = world.add_random(specs)
     params = webob.multidict.MultiDict(parse.parse_qsl(
-        _query_string(world, names, drawn)))
+        random_queries.query_string(world, names, drawn)))
     try:
         parsed = query.parse_candidate_query(params, LATEST)
     except errors.PlacementError:
@@ -207,7 +152,7 @@ def _explained(where, parsed, conf):
 @random_clouds.over_http(40)
 @hypothesis.given(st.lists(random_clouds.awkward_provider_st, min_size=1,
                            max_size=7),
-                  st.lists(request_st, min_size=1, max_size=3),
+                  st.lists(random_queries.request_st, min_size=1, max_size=3),
                   st.integers(1, 3))
 def test_capacity_and_explain_answer_alike(world, placement_db, specs,
                                            drawn, times):
@@ -220,7 +165,7 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
     shapes = {}
     for number, request in enumerate(drawn):
         params = webob.multidict.MultiDict(parse.parse_qsl(
-            _query_string(world, names, request)))
+            random_queries.query_string(world, names, request)))
         try:
             shapes['s%d' % number] = query.parse_candidate_query(params,
                                                                  LATEST)
@@ -245,12 +190,30 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
                 _explained(sources[1], parsed, conf)
 
 
-def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
+def _listed(parsed, placement_db, w):
+    """The list's use of the answer's queries, and what it found: both
+    computes."""
+    return (stacks.list_candidates, parsed, LATEST,
+            placement_db.conf.placement), lambda answer: answer.count == 2
+
+
+def _evacuated(parsed, placement_db, w):
+    """A what-if's use, and what it found: the consumer of cn moved."""
+    return (stacks.what_if, {'one': parsed}, LATEST, changes.Asked(
+        without_roots=(w.uuid('cn'),), evacuate=True)), (
+        lambda answer: answer['evacuation']['moved'] == 1)
+
+
+@pytest.mark.parametrize('use', [_listed, _evacuated])
+def test_an_answer_from_memory_opens_no_transaction(w, placement_db, use):
     """Read from a snapshot, an answer takes no pooled connection; without
     one it reads in one transaction."""
     w.add('cn', inventory={'VCPU': 4})
+    w.add('other', inventory={'VCPU': 4})
+    w.consume({'cn': {'VCPU': 1}}, 'INSTANCE')
     parsed = query.parse_candidate_query(
         webob.multidict.MultiDict({'resources': 'VCPU:1'}), LATEST)
+    args, found = use(parsed, placement_db, w)
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
     begun = []
@@ -261,9 +224,8 @@ def test_an_answer_from_memory_opens_no_transaction(w, placement_db):
         for snap_or_none, transactions in ((snap, 0), (None, 1)):
             del begun[:]
             answer = stacks.answer(placement_db, snap_or_none, [parsed],
-                                   stacks.list_candidates, parsed, LATEST,
-                                   placement_db.conf.placement)
-            assert answer.count == 1
+                                   *args)
+            assert found(answer)
             assert len(begun) == transactions
     finally:
         sqlalchemy.event.remove(*listener)

@@ -3,11 +3,11 @@ from placement.memory import indexes
 
 
 def _parts(providers):
-    """(providers, inventories, usage, traits, aggregates) of
+    """(providers, inventories, usage, traits, aggregates, holdings) of
     {rp: (root, traits)}, as a snapshot holds them."""
     return ({rp: _Provider(root) for rp, (root, _) in providers.items()},
             {}, {}, {rp: frozenset(traits)
-                     for rp, (_, traits) in providers.items()}, {})
+                     for rp, (_, traits) in providers.items()}, {}, {})
 
 
 class _Provider:

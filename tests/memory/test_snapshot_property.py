@@ -85,24 +85,34 @@ def test_the_list_answers_alike(world, placement_db, specs, drawn):
 
 def _contents(snap):
     return (snap.providers, snap.inventories, snap.usage, snap.traits,
-            snap.aggregates, snap.class_ids, snap.trait_ids, snap.by_uuid,
-            snap.order, snap.root_order, snap.shown, snap.indexes)
+            snap.aggregates, snap.holdings, snap.class_ids, snap.trait_ids,
+            snap.aggregate_uuids, snap.by_uuid, snap.order, snap.root_order,
+            snap.shown, snap.indexes, snap.holders())
 
 
 @random_clouds.over_http(30)
 @hypothesis.given(st.lists(random_clouds.provider_st, min_size=1,
-                           max_size=6))
+                           max_size=6),
+                  st.lists(random_clouds.consumer_st, max_size=4))
 def test_touched_providers_bring_a_snapshot_up_to_date(world, placement_db,
-                                                       specs):
+                                                       specs, consumers):
     w = world
     w.clear()
     names = w.add_random(specs)
+    made = w.add_random_consumers(names, consumers)
     with placement_db.reader() as conn:
         old = snapshot.load(conn)
     gone = w.providers[names[0]]
     w.add('added', parent=names[-1], inventory={'CUSTOM_NEW': 4},
           used={'CUSTOM_NEW': 3}, traits={'CUSTOM_ADDED'}, aggs={'Z'})
+    w.consume({'added': {'CUSTOM_NEW': 1}}, 'MIGRATION')
     with placement_db.engine.begin() as conn:
+        if made:
+            # A consumer of another type, as PUT /allocations at 1.38
+            # makes it.
+            conn.execute(tables.consumers.update().where(
+                tables.consumers.c.uuid == made[0]).values(
+                    consumer_type_id=None))
         # The first provider loses everything; its children become roots.
         conn.execute(tables.resource_providers.update()
                      .where(tables.resource_providers.c.parent_provider_id
@@ -145,12 +155,14 @@ def test_capacities_compare_as_the_database_computes_them(w, placement_db):
 
 
 @random_clouds.over_http(20)
-@hypothesis.given(st.lists(random_clouds.provider_st, max_size=6))
-def test_the_snapshot_figures_are_the_databases(world, placement_db, specs):
+@hypothesis.given(st.lists(random_clouds.provider_st, max_size=6),
+                  st.lists(random_clouds.consumer_st, max_size=3))
+def test_the_snapshot_figures_are_the_databases(world, placement_db, specs,
+                                                consumers):
     """What the snapshot compares with the database to notice writes that
     record no change (source.FLEET_CHECK_SECONDS)."""
     world.clear()
-    world.add_random(specs)
+    world.add_random_consumers(world.add_random(specs), consumers)
     with placement_db.reader() as conn:
         assert snapshot.load(conn).fingerprint() == \
             snapshot_rows.fingerprint(conn)

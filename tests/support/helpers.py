@@ -1,5 +1,6 @@
 """Helpers shared by the test modules: request headers, servers, fresh
-databases, and the builders of providers, allocations and candidate trees.
+databases, and the builders of providers and allocations over HTTP
+(candidate trees written straight into the database: worlds.py).
 
 Test modules import this module; fixtures live in conftest.py (which
 imports it too), so no test module imports conftest or another test
@@ -17,7 +18,6 @@ from prometheus_client import parser
 import psutil
 import sqlalchemy as sa
 
-from placement.data import tables
 
 BACKENDS = ['sqlite']
 if os.environ.get('PLACEMENT_TEST_MYSQL_URL'):
@@ -253,138 +253,9 @@ def error(response):
     return response.json()['errors'][0]
 
 
-# -- candidate trees written straight into the database ----------------------
-
+# The trait of providers sharing their inventory (support/worlds.py writes
+# candidate trees with them).
 SHARING = 'MISC_SHARES_VIA_AGGREGATE'
-
-
-class World:
-    """Providers, inventories, usages, traits and aggregates, written
-    directly with SQLAlchemy Core and mirrored in Python for the checks."""
-
-    def __init__(self, engine):
-        self.engine = engine
-        with engine.connect() as conn:
-            self.rc_ids = dict(conn.execute(sa.select(
-                tables.resource_classes.c.name,
-                tables.resource_classes.c.id)).all())
-            self.trait_ids = dict(conn.execute(sa.select(
-                tables.traits.c.name, tables.traits.c.id)).all())
-        self.next_id = 1
-        self.providers = {}     # name -> dict
-        self.aggs = {}          # aggregate name -> (id, uuid)
-
-    def clear(self):
-        """Delete every provider (and what hangs off them)."""
-        self.providers.clear()
-        self.aggs.clear()
-        with self.engine.begin() as conn:
-            # InnoDB checks the tree's self-references row by row.
-            conn.execute(tables.resource_providers.update().values(
-                root_provider_id=None, parent_provider_id=None))
-            for table in (tables.allocations, tables.inventories,
-                          tables.resource_provider_traits,
-                          tables.resource_provider_aggregates,
-                          tables.placement_aggregates,
-                          tables.resource_providers):
-                conn.execute(table.delete())
-
-    def _trait(self, conn, name):
-        if name not in self.trait_ids:
-            result = conn.execute(tables.traits.insert().values(name=name))
-            self.trait_ids[name] = result.inserted_primary_key[0]
-        return self.trait_ids[name]
-
-    def _resource_class(self, conn, name):
-        if name not in self.rc_ids:
-            rc_id = max(10000, max(self.rc_ids.values()) + 1)
-            conn.execute(tables.resource_classes.insert().values(
-                id=rc_id, name=name))
-            self.rc_ids[name] = rc_id
-
-    def _agg(self, conn, name):
-        if name not in self.aggs:
-            agg_uuid = str(uuid.uuid4())
-            result = conn.execute(
-                tables.placement_aggregates.insert().values(uuid=agg_uuid))
-            self.aggs[name] = (result.inserted_primary_key[0], agg_uuid)
-        return self.aggs[name][0]
-
-    def add(self, name, parent=None, inventory=None, used=None, traits=(),
-            aggs=()):
-        """A provider.  ``inventory``: {rc: total or dict of fields};
-        ``used``: {rc: amount already allocated}."""
-        rp_id = self.next_id
-        self.next_id += 1
-        parent_info = self.providers[parent] if parent else None
-        root_id = parent_info['root'] if parent_info else rp_id
-        info = {'id': rp_id, 'uuid': str(uuid.uuid4()), 'name': name,
-                'parent': parent, 'root': root_id, 'inventory': {},
-                'used': dict(used or {}), 'traits': set(traits),
-                'aggs': set(aggs)}
-        with self.engine.begin() as conn:
-            conn.execute(tables.resource_providers.insert().values(
-                id=rp_id, uuid=info['uuid'], name=name, generation=0,
-                root_provider_id=root_id,
-                parent_provider_id=parent_info['id'] if parent_info
-                else None))
-            for rc, spec in (inventory or {}).items():
-                self._resource_class(conn, rc)
-                fields = {'total': spec} if isinstance(spec, int) else spec
-                row = {'total': 0, 'reserved': 0, 'min_unit': 1,
-                       'max_unit': fields.get('total', 0),
-                       'step_size': 1, 'allocation_ratio': 1.0}
-                row.update(fields)
-                info['inventory'][rc] = row
-                conn.execute(tables.inventories.insert().values(
-                    resource_provider_id=rp_id,
-                    resource_class_id=self.rc_ids[rc], **row))
-            for rc, amount in info['used'].items():
-                # Two allocations, so that usage really is summed.
-                for part in (amount // 2, amount - amount // 2):
-                    if part:
-                        conn.execute(tables.allocations.insert().values(
-                            resource_provider_id=rp_id,
-                            resource_class_id=self.rc_ids[rc],
-                            consumer_id=str(uuid.uuid4()), used=part))
-            for trait in info['traits']:
-                conn.execute(tables.resource_provider_traits.insert().values(
-                    resource_provider_id=rp_id,
-                    trait_id=self._trait(conn, trait)))
-            for agg in info['aggs']:
-                conn.execute(
-                    tables.resource_provider_aggregates.insert().values(
-                        resource_provider_id=rp_id,
-                        aggregate_id=self._agg(conn, agg)))
-        self.providers[name] = info
-        return info['uuid']
-
-    def add_random(self, specs):
-        """Providers rp0, rp1, ... from ``random_clouds.provider_st``
-        examples (a parent index names an earlier provider; sharing only
-        for roots)."""
-        names = []
-        for index, spec in enumerate(specs):
-            parent = spec['parent']
-            parent = names[parent] if parent is not None and parent < index \
-                else None
-            traits = set(spec['traits'])
-            if spec['sharing'] and parent is None:
-                traits.add(SHARING)
-            name = 'rp%d' % index
-            self.add(name, parent=parent, inventory=spec['inventory'],
-                     used={rc: amount for rc, amount in spec['used'].items()
-                           if rc in spec['inventory']},
-                     traits=traits, aggs=spec['aggs'])
-            names.append(name)
-        return names
-
-    def uuid(self, name):
-        return self.providers[name]['uuid']
-
-    def name_of(self, uuid):
-        return next(name for name, info in self.providers.items()
-                    if info['uuid'] == uuid)
 
 
 def get_candidates(client, version='1.39', **params):

@@ -1,5 +1,5 @@
 """Random small clouds for the property tests over HTTP: hypothesis
-strategies of providers (as ``helpers.World.add_random`` takes them) and
+strategies of providers (as ``worlds.World.add_random`` takes them) and
 of request groups, and the settings those tests run under."""
 import hypothesis
 from hypothesis import strategies as st
@@ -32,6 +32,17 @@ _awkward_st = st.tuples(provider_st,
              'max_unit': 16}
         for rc, inventory in drawn[0]['inventory'].items()}})
 awkward_provider_st = st.one_of(provider_st, _awkward_st)
+# Consumers (as ``worlds.World.add_random_consumers`` takes them): what
+# each holds of one or two providers (by index), its type, and whether
+# it has a consumer row at all.
+consumer_st = st.fixed_dictionaries({
+    'holds': st.dictionaries(
+        st.integers(0, 6), st.dictionaries(st.sampled_from(RCS),
+                                           st.integers(1, 3), min_size=1),
+        min_size=1, max_size=2),
+    'type': st.sampled_from([None, 'INSTANCE', 'INSTANCE', 'MIGRATION']),
+    'recorded': st.sampled_from([True, True, True, False]),
+})
 group_st = st.fixed_dictionaries({
     'resources': st.dictionaries(st.sampled_from(RCS), st.integers(1, 2),
                                  min_size=1, max_size=2),

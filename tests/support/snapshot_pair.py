@@ -46,15 +46,18 @@ def comparable(response):
              if key != 'request_id'} for error in response.json()['errors']]
 
 
-def same(left, right, url, version, params=None):
-    """GET ``url`` of both servers at ``version``: the same status and
-    comparable body, else an assertion error naming the request; both
-    responses."""
+def same(left, right, url, version, params=None, body=None):
+    """GET ``url`` of both servers at ``version`` (POST ``body`` when
+    given): the same status and comparable body, else an assertion error
+    naming the request; both responses."""
     headers = helpers.version(version)
-    one = left.get(url, params=params, headers=headers)
-    other = right.get(url, params=params, headers=headers)
+    method = 'GET' if body is None else 'POST'
+    one = left.request(method, url, params=params, json=body,
+                       headers=headers)
+    other = right.request(method, url, params=params, json=body,
+                          headers=headers)
     assert (other.status_code, comparable(other)) == (
-        one.status_code, comparable(one)), (url, params, version)
+        one.status_code, comparable(one)), (url, params, body, version)
     return one, other
 
 
