@@ -21,6 +21,11 @@ not in the latter on MariaDB and PostgreSQL).  With ``--read-source
 snapshot`` the count and its what-ifs read the app's snapshot, loaded
 once the cloud is written; the snapshot's size is printed.
 
+With ``--new-version`` each timed call comes after a write that changes
+nothing the count reads (a flat node's traits put again: its generation
+moves), so that, from the snapshot, every call counts a version none
+counted before, as a worker's first count after a write does.
+
 With ``--what-if``, the POST /capacity measured also takes 40 flat
 compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
 2 GB and 20 GB) and moves their consumers first (``without`` and
@@ -29,7 +34,8 @@ compute nodes out (their usage made of 10 consumers each, of 2 VCPU,
 consumers): ``survive`` over that aggregate.
 
 Usage: ``bench/run capacity [--db-url URL] [--repeats 3] [--sample 500]
-[--what-if] [--n-plus-one] [--read-source snapshot]``; a server URL (as
+[--what-if] [--n-plus-one] [--read-source snapshot] [--new-version]``; a
+server URL (as
 the tests' PLACEMENT_TEST_*_URL) gets a throw-away database of its own.  To
 compare two versions of the code on one cloud, ``--database URL`` uses
 that database as it is (seeding it when it has no provider) and keeps
@@ -229,6 +235,14 @@ def call(app, method, url, body=None):
     return wall, cpu, response.json
 
 
+def rewrite(app, uuid):
+    """Put the traits of provider ``uuid`` again: its generation moves,
+    nothing a count reads does."""
+    url = '/resource_providers/%s/traits' % uuid
+    _, _, held = call(app, 'GET', url)
+    call(app, 'PUT', url, held)
+
+
 def os_capacity(app, named, sample):
     """(wall s, CPU s) of os-capacity's method: the candidates of every
     shape, then two reads per root provider they name (a sample timed,
@@ -265,6 +279,7 @@ def add_arguments(parser):
     parser.add_argument('--n-plus-one', action='store_true')
     parser.add_argument('--read-source', choices=['database', 'snapshot'],
                         default='database')
+    parser.add_argument('--new-version', action='store_true')
 
 
 def main(args):
@@ -296,6 +311,8 @@ def measure(args, workdir):
                 az_uuids = Seeder(conn).cloud(args.computes)
             out = drained(conn) if args.what_if else None
             lost = rack(conn) if args.n_plus_one else None
+            rewritten = conn.execute(_flat().order_by(RP.c.id).limit(
+                1)).first().uuid if args.new_version else None
         engine.dispose()
         if args.read_source == 'snapshot':
             # A new app: its workers' snapshot loads the cloud as written.
@@ -312,11 +329,15 @@ def measure(args, workdir):
         if lost is not None:
             body.update(survive={'each_root': True, 'member_of': lost})
         call(app, 'POST', '/capacity', body)
-        runs = [call(app, 'POST', '/capacity', body)
-                for _ in range(args.repeats)]
+        runs = []
+        for _ in range(args.repeats):
+            if rewritten is not None:
+                rewrite(app, rewritten)
+            runs.append(call(app, 'POST', '/capacity', body))
         answer = runs[-1][2]
-        print('backend: %s, read from the %s' % (
-            sa.engine.make_url(url).get_backend_name(), args.read_source))
+        print('backend: %s, read from the %s%s' % (
+            sa.engine.make_url(url).get_backend_name(), args.read_source,
+            ', a new version each call' if rewritten else ''))
         print('capacity, 20 shapes: wall %.2f s (min %.2f), CPU %.2f s' % (
             statistics.median(run[0] for run in runs),
             min(run[0] for run in runs),

@@ -56,6 +56,15 @@ def test_capacity_from_the_snapshot(bench):
     assert _fits(counted['snapshot']) == _fits(counted['database'])
 
 
+def test_capacity_of_a_new_version_each_call(bench):
+    counted = [bench('capacity', '--computes', '40', '--repeats', '2',
+                     '--capacity-only', '--read-source', 'snapshot', *more)
+               for more in ((), ('--new-version',))]
+    assert 'a new version each call' in counted[1]
+    assert len(_fits(counted[1])) == 20
+    assert _fits(counted[1]) == _fits(counted[0])
+
+
 def test_capacity_what_if(bench, tmp_path):
     # One cloud for both: its uuids are drawn anew each time one is made.
     cloud = 'sqlite:///%s' % (tmp_path / 'cloud.sqlite')

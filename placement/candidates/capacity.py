@@ -115,11 +115,14 @@ def _reading(read, query, version, served):
 def _fill(reading, limit, rows, apart, roots=None, changed=None):
     """The Counted of one shape, filled from its ``reading``, or from the
     ``rows`` and the trees set ``apart`` of its read with shapes alike
-    (see alike.read; None if not read alike); of the trees of ``roots``
+    (see alike.read; None if not read alike: a shape of one group has
+    its own set apart, alike.read_alone); of the trees of ``roots``
     (sorted) only, if given; as ``changed`` (changes.Changed), if
     given."""
     names = reading.names
     request = reading.request()
+    if rows is None and alike_mod.one_group(reading.query):
+        rows, apart = alike_mod.read_alone(reading, roots)
     trees = list(reading.trees(
         roots=roots, rows=rows,
         apart=() if apart is None else [tree[0] for tree in apart.served]))

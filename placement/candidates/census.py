@@ -191,7 +191,8 @@ def of_snapshot(snap, reading, dialect):
         for rc, rc_id in classes:
             inventory = held.get(rc_id)
             if inventory is not None:
-                found[rc] = (inventory, usage.get(rc_id))
+                found[rc] = figures.held(inventory, usage.get(rc_id),
+                                         dialect)
         masks = []
         for _, stack in tally.stacks:
             mask = 0
@@ -199,8 +200,7 @@ def of_snapshot(snap, reading, dialect):
                 if check.rc is None:
                     passed = check.passes(names, snap, rp, provider.root_id)
                 else:
-                    passed = _fits(check, found.get(check.rc), decided,
-                                   dialect)
+                    passed = _fits(check, found.get(check.rc), decided)
                 if passed:
                     mask |= 1 << bit
             masks.append(mask)
@@ -211,24 +211,22 @@ def of_snapshot(snap, reading, dialect):
         tally.add(
             Provider(rp, provider.uuid, provider.name, provider.root_id),
             root_passes, masks,
-            {rc: Found(figures.room_in_sql(
-                inventory.total, inventory.reserved,
-                inventory.allocation_ratio, used, dialect),
-                inventory.min_unit, inventory.max_unit, inventory.step_size)
-             for rc, (inventory, used) in found.items()})
+            {rc: Found(room, inventory.min_unit, inventory.max_unit,
+                       inventory.step_size)
+             for rc, (inventory, _, room) in found.items()})
     return tally.census()
 
 
-def _fits(check, held, decided, dialect):
-    """Whether the (inventory, used) ``held`` passes resource ``check``
-    (None: the provider has none of its class); kept in ``decided``
+def _fits(check, held, decided):
+    """Whether ``held`` (a figures.Held) passes resource ``check`` (None:
+    the provider has none of its class); kept in ``decided``
     (inventories alike are one object in a snapshot)."""
     if held is None:
         return False
-    key = (id(check), id(held[0]), held[1])
+    key = (id(check), id(held.inventory), held.used)
     passed = decided.get(key)
     if passed is None:
-        passed = decided[key] = check.fits(held[0], held[1], dialect)
+        passed = decided[key] = check.fits(held)
     return passed
 
 

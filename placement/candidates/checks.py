@@ -9,7 +9,8 @@ units and capacity.  The rules over whole trees follow them
 - its SQL condition (``clause``), evaluated at a ``Site``: the reader
   ANDs the conditions into its statements, the explanation counts them;
 - the same condition in Python over a snapshot (``passes`` of a
-  provider, ``fits`` of an inventory), for the reads from memory;
+  provider, ``fits`` of what it holds of a class, a figures.Held), for
+  the reads from memory;
 - whether a provider failing it is *filtered* (it may not serve the
   group) or *exhausted* (it has the class, too little of it is left);
 - its words in an explanation (``detail``, ``reason``, ``nearness``).
@@ -54,11 +55,11 @@ class Site:
                 self.root if self.member_root is None else self.member_root)
 
 
-def _aggregates(snap, rp, root, with_root):
-    """The aggregates of provider ``rp`` in a snapshot, and of its root
-    with ``with_root`` (see Check)."""
-    mine = snap.aggregates_of(rp)
-    return mine | snap.aggregates_of(root) if with_root else mine
+def _in_any(snap, rp, root, with_root, keys):
+    """Whether provider ``rp`` in a snapshot, or its root with
+    ``with_root`` (see Check), is in one of the aggregates ``keys``."""
+    return not snap.aggregates_of(rp).isdisjoint(keys) or (
+        with_root and not snap.aggregates_of(root).isdisjoint(keys))
 
 
 def _list_label(prefix, names):
@@ -97,6 +98,9 @@ class Check:
     # Whether one statement tests it for several classes at once, the
     # Site's amount being that of the row's class.
     merges_classes = False
+    # Whether its Python form (``fits``) reads the usage: those that do
+    # not decide alike for every provider of one inventory.
+    reads_usage = False
 
     @property
     def figures_class(self):
@@ -156,8 +160,8 @@ class MemberOf(Check):
             probe=site.probe_members)
 
     def passes(self, ids, snap, rp, root):
-        return bool(_aggregates(snap, rp, root, self.with_root)
-                    & ids.aggregates(self.names))
+        return _in_any(snap, rp, root, self.with_root,
+                       ids.aggregates(self.names))
 
     def reason(self, count, largest_free=None):
         return '%s in none of the aggregates %s' % (
@@ -175,8 +179,8 @@ class ForbiddenAggregates(Check):
             probe=site.probe_members)
 
     def passes(self, ids, snap, rp, root):
-        return not (_aggregates(snap, rp, root, self.with_root)
-                    & ids.aggregates(self.names))
+        return not _in_any(snap, rp, root, self.with_root,
+                           ids.aggregates(self.names))
 
     def reason(self, count, largest_free=None):
         return '%s in a forbidden aggregate of %s' % (
@@ -193,7 +197,7 @@ class RequiredTraits(Check):
             site.rp, (ids.traits(self.names),), ())
 
     def passes(self, ids, snap, rp, root):
-        return bool(snap.traits_of(rp) & ids.traits(self.names))
+        return not snap.traits_of(rp).isdisjoint(ids.traits(self.names))
 
     def reason(self, count, largest_free=None):
         names = ', '.join(sorted(self.names))
@@ -212,7 +216,7 @@ class ForbiddenTrait(Check):
             site.rp, (), ids.traits(self.names))
 
     def passes(self, ids, snap, rp, root):
-        return not snap.traits_of(rp) & ids.traits(self.names)
+        return snap.traits_of(rp).isdisjoint(ids.traits(self.names))
 
     def reason(self, count, largest_free=None):
         return '%s the forbidden trait %s' % (
@@ -233,7 +237,7 @@ class HasInventory(Check):
         once (one statement serving them): one IN list."""
         return column.in_(sorted(rc_ids))
 
-    def fits(self, inventory, used, dialect):
+    def fits(self, held):
         # Asked of an inventory the provider has.
         return True
 
@@ -259,7 +263,8 @@ class Units(Check):
     def clause(self, ids, site):
         return figures.fits_units(site.inventory, site.amount)
 
-    def fits(self, inventory, used, dialect):
+    def fits(self, held):
+        inventory = held.inventory
         return figures.fits_units_of(inventory.min_unit, inventory.max_unit,
                                      inventory.step_size, self.amount)
 
@@ -286,14 +291,13 @@ class Capacity(Check):
     outcome = EXHAUSTED
     spreads = True
     merges_classes = True
+    reads_usage = True
 
     def clause(self, ids, site):
         return figures.fits_room(site.inventory, site.used, site.amount)
 
-    def fits(self, inventory, used, dialect):
-        return figures.fits_room_of(figures.room_in_sql(
-            inventory.total, inventory.reserved, inventory.allocation_ratio,
-            used, dialect), self.amount)
+    def fits(self, held):
+        return figures.fits_room_of(held.room, self.amount)
 
     def detail(self, found=None):
         return '%s: %s' % (self.rc, self._room(found))

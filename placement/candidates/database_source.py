@@ -84,6 +84,11 @@ class DatabaseSource:
     def rows(self, search, plan):
         return database_rows.DatabaseRows(self.conn, search, plan)
 
+    def kept(self, label, readings, build, rows):
+        """``build()``: nothing read in a transaction is kept beyond it
+        (see MemorySource.kept)."""
+        return build()
+
     def lost(self):
         """Whether the connection died (a read then answers 503)."""
         return self.conn.invalidated

@@ -26,6 +26,9 @@ import typing
 from placement.candidates import candidate_search
 from placement.objects import figures
 
+# Of a tree set apart (see Apart): its root, providers and rows.
+_ROOT, _RPS, _ROWS = map(operator.itemgetter, range(3))
+
 
 @dataclasses.dataclass
 class Filled:
@@ -148,13 +151,13 @@ def _fill_kind(candidates, trees, layout, filled):
     for candidate in candidates:
         for index, rc, _ in candidate:
             if (index, rc) not in columns:
-                free_of = layout.free_of(rc)
                 columns[index, rc] = [
-                    [free_of(members[index]) for _, _, members in trees],
+                    list(map(layout.free_of(rc), map(operator.itemgetter(
+                        index), map(_ROWS, trees)))),
                     [0] * len(trees)]
     total = [0] * len(trees)
     short = [None] * len(trees)
-    for candidate in candidates:
+    for number, candidate in enumerate(candidates, 1):
         times = [list(map(figures.times_fitting, columns[index, rc][0],
                           itertools.repeat(amount)))
                  for index, rc, amount in candidate]
@@ -171,15 +174,17 @@ def _fill_kind(candidates, trees, layout, filled):
         for index, rc, amount in candidate:
             column = columns[index, rc]
             took = list(map(operator.mul, counts, itertools.repeat(amount)))
-            column[0] = list(map(operator.sub, column[0], took))
+            if number < len(candidates):
+                # The free space left only matters to a later candidate.
+                column[0] = list(map(operator.sub, column[0], took))
             column[1] = list(map(operator.add, column[1], took))
-    filled.fits.update((root, fits) for (root, _, _), fits in
-                       zip(trees, total) if fits)
-    filled.short.update((root, ends) for (root, _, _), ends, fits in
-                        zip(trees, short, total) if fits)
+    roots = list(map(_ROOT, trees))
+    filled.fits.update(itertools.compress(zip(roots, total), total))
+    filled.short.update(itertools.compress(zip(roots, short), total))
     for (index, rc), (_, taken) in columns.items():
-        filled.placed.update(((rps[index], rc), amount) for (_, rps, _), amount
-                             in zip(trees, taken) if amount)
+        filled.placed.update(itertools.compress(zip(zip(
+            map(operator.itemgetter(index), map(_RPS, trees)),
+            itertools.repeat(rc)), taken), taken))
 
 
 class Kinds:

@@ -36,6 +36,8 @@ class Layout:
     root = operator.itemgetter(_ROOT)
     rp = operator.itemgetter(_RP)
     trait_mask = operator.itemgetter(_TRAITS)
+    # A row's class mask, as its group's own statement reads it.
+    fit = operator.itemgetter(_FIT)
     # (root, rp, trait mask, class mask, uuid) of a row as a group's own
     # statement reads it.
     head = operator.itemgetter(_ROOT, _RP, _TRAITS, _FIT, -1)

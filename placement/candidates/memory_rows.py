@@ -1,20 +1,11 @@
 """The rows of the read step from a snapshot version (memory/snapshot.py),
 as ``database_rows``' statements read them, in the same layouts
 (layouts.Layout), decided by the same checks in their Python form
-(checks.py: ``passes`` of a provider, ``fits`` of an inventory)."""
-import typing
-
+(checks.py: ``passes`` of a provider, ``fits`` of what it holds of a
+class)."""
 from placement.candidates import checks as checks_mod
 from placement.memory import indexes
 from placement.objects import figures
-
-
-class _Held(typing.NamedTuple):
-    """What a provider has of a class it can serve: the inventory, its
-    usage and free space (as the database's SQL computes it)."""
-    inventory: object
-    used: object
-    room: float
 
 
 class MemoryRows:
@@ -47,25 +38,28 @@ class MemoryRows:
 
     def of_trees(self, index, roots=None):
         """The rows of group ``index`` in root order, of the trees of
-        ``roots`` when given."""
+        ``roots`` when given; kept for the snapshot version unless read
+        lazily."""
         group = self.search.groups[index]
         snap = self.snap
-        if roots is not None:
-            return self._group_rows(index, self._ordered(
-                indexes.filed_under(snap.indexes.trees, roots)))
+        key = self.key(group)
+        if roots is None:
+            ids = (self._of_classes(group) if group.spec.amounts
+                   else snap.providers)
+        else:
+            ids = indexes.filed_under(snap.indexes.trees, roots)
+            key += (tuple(roots),)
 
         def every_row():
-            return self._group_rows(index, self._ordered(
-                self._of_classes(group) if group.spec.amounts
-                else snap.providers))
+            return self._group_rows(index, self._ordered(ids))
         if self.search.limited:
             # Read lazily: the limit may stop it after a few trees.
             return every_row()
-        return snap.derived(self._key(group), lambda: list(every_row()))
+        return snap.derived(key, lambda: list(every_row()), len)
 
-    def _key(self, group):
-        """What a group's rows of the whole cloud depend on besides the
-        snapshot version."""
+    def key(self, group):
+        """What the rows of ``group`` (a GroupSearch of this reading)
+        depend on besides the snapshot version and the trees read."""
         layout = group.layout
         return ('rows', tuple(group.stack), group.spec.spread,
                 tuple(group.spec.amounts.items()), layout.rendered,
@@ -113,7 +107,7 @@ class MemoryRows:
         return sum(1 for rc in held if rc in classes)
 
     def _passing(self, group, ids, every_root=False):
-        """(rp, root, trait mask, per class a _Held or None) of the
+        """(rp, root, trait mask, per class a figures.Held or None) of the
         providers of ``ids`` passing the group's filters and able to serve
         one of its classes (any provider passing them, for a group
         without amounts)."""
@@ -167,29 +161,38 @@ class MemoryRows:
                 for rc in groups[0].spec.amounts]
 
     def _decider(self, classes):
-        """decide(at, inventory, usage): (the _Held of ``inventory``, of
-        the ``at``-th class of ``classes`` (as _class_checks gives them),
-        whether it passes each group's checks), (None, none passing)
-        without one.  Decided once per distinct (class, inventory, used):
-        inventories alike are one object in a snapshot."""
+        """decide(at, inventory, usage): (the figures.Held of
+        ``inventory``, of the ``at``-th class of ``classes`` (as
+        _class_checks gives them), whether it passes each group's
+        checks), (None, none passing) without one.  The checks that do
+        not read the usage are asked once per (class, inventory), the
+        others once per (class, inventory, used): inventories alike are
+        one object in a snapshot."""
         dialect = self.dialect
+        split = [[([check for check in checks if not check.reads_usage],
+                   [check for check in checks if check.reads_usage])
+                  for checks in per_group] for _, per_group in classes]
+        of_inventory = {}
         decided = {}
         missing = (None, (False,) * len(classes[0][1]) if classes else ())
 
         def decide(at, inventory, usage):
             if inventory is None:
                 return missing
-            rc, per_group = classes[at]
+            rc = classes[at][0]
             used = usage.get(rc)
             key = (at, id(inventory), used)
             found = decided.get(key)
             if found is None:
-                found = decided[key] = (
-                    _Held(inventory, used, figures.room_in_sql(
-                        inventory.total, inventory.reserved,
-                        inventory.allocation_ratio, used, dialect)),
-                    tuple(all(check.fits(inventory, used, dialect)
-                              for check in checks) for checks in per_group))
+                held = figures.held(inventory, used, dialect)
+                alike = of_inventory.get(key[:2])
+                if alike is None:
+                    alike = of_inventory[key[:2]] = tuple(
+                        all(check.fits(held) for check in checks)
+                        for checks, _ in split[at])
+                found = decided[key] = (held, tuple(
+                    passed and all(check.fits(held) for check in checks)
+                    for passed, (_, checks) in zip(alike, split[at])))
             return found
         return decide
 
@@ -276,7 +279,7 @@ _SORTED_BELOW = 8
 
 def _parts(layout, found):
     """The columns of a row after its class mask (layouts.Layout.parts)
-    of ``found``, per class a _Held or None."""
+    of ``found``, per class a figures.Held or None."""
     return layout.parts([
         None if held is None else (layout.values(held.inventory, held.used),
                                    (held.room, held.inventory.max_unit))

@@ -131,6 +131,7 @@ class RequestSearch:
             group.layout = layouts.Layout(group.spec.amounts, source.dialect,
                                           with_capacity,
                                           rendered=not plan.rooms)
+        self.source = source
         self.rows = source.rows(self, plan)
         self.served = served
         self.sharing = self._sharing()

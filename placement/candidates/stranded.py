@@ -118,12 +118,34 @@ def free(conn, classes, scoped, changed=None):
 
 def free_in(snap, classes, scoped, dialect, changed=None):
     """``free`` of a snapshot version, as the database of ``dialect``
-    computes it."""
+    computes it; the sums before the changes are kept for the life of
+    the version, by the scopes they are within."""
     filtered = _filtered(scoped)
     inside = _Inside(snap, scoped, filtered)
     out = frozenset() if changed is None else changed.out
+    total, sums = snap.derived(
+        ('free space', tuple(sorted(classes)), inside.lists, out),
+        lambda: _summed_in(snap, classes, inside, out, dialect))
+    within = {key: sums[inside.number[found]]
+              for key, found in inside.of_key.items()}
+    if changed is not None:
+        # What is kept is never changed: the changes go into copies.
+        total = dict(total)
+        within = {key: dict(part) for key, part in within.items()}
+        _add_copies(_copied_in(snap, classes, filtered, inside, changed,
+                               dialect),
+                    _copy_counts(changed), filtered, total, within)
+        taken = _taken_of(changed, classes)
+        _take(taken, _taken_in(snap, inside, taken), total, within)
+    return total, {key: within.get(key, total) for key in scoped}
+
+
+def _summed_in(snap, classes, inside, out, dialect):
+    """({rc id: free space}, [{rc id: free space within them}, ...] per
+    scope list of ``inside.lists``) of ``classes`` in a snapshot, the
+    trees of ``out`` left out."""
     total = {}
-    within = {key: {} for key in filtered}
+    within = [{} for _ in inside.lists]
     for rc in classes:
         for rp in sorted(snap.indexes.classes.get(rc, ())):
             root = snap.providers[rp].root_id
@@ -135,45 +157,57 @@ def free_in(snap, classes, scoped, dialect, changed=None):
                 inventory.allocation_ratio, snap.usage.get(rp, {}).get(rc),
                 dialect), 0)
             total[rc] = total.get(rc, 0) + room
-            for key in inside.keys(rp, root, rc):
-                within[key][rc] = within[key].get(rc, 0) + room
-    if changed is not None:
-        _add_copies(_copied_in(snap, classes, filtered, inside, changed,
-                               dialect),
-                    _copy_counts(changed), filtered, total, within)
-        taken = _taken_of(changed, classes)
-        _take(taken, _taken_in(snap, inside, taken), total, within)
-    return total, {key: within.get(key, total) for key in scoped}
+            for number in inside.holding(rp, root, rc):
+                within[number][rc] = within[number].get(rc, 0) + room
+    return total, within
 
 
 class _Inside:
     """Which keys' scopes hold an inventory of a snapshot (``Scope.holds``
-    as ``_within`` asks it): shapes alike share scopes, so each distinct
-    one is asked once per inventory, when a key needs it."""
+    as ``_within`` asks it).  Shapes alike share scopes whatever request
+    names them (a scope's ``names`` are its request's): ``lists`` are the
+    distinct lists of scopes without their names, ``of_key`` each key's
+    and ``number`` each list's place; each distinct scope is asked once
+    per provider, when a list needs it."""
 
     def __init__(self, snap, scoped, filtered):
         self.snap = snap
-        distinct = list(dict.fromkeys(scope for key in filtered
-                                      for scope in scoped[key]))
-        at = {scope: index for index, scope in enumerate(distinct)}
-        self.asked = {key: [(scope, at[scope]) for scope in scoped[key]]
-                      for key in filtered}
+        self._named = {}
+        self.of_key = {}
+        for key in filtered:
+            bare = []
+            for scope in scoped[key]:
+                bare.append(scope._replace(names=None))
+                self._named.setdefault(bare[-1], scope)
+            self.of_key[key] = tuple(dict.fromkeys(bare))
+        self.lists = tuple(dict.fromkeys(self.of_key.values()))
+        self.number = {found: number
+                       for number, found in enumerate(self.lists)}
+        self._holds = {}
+
+    def holding(self, rp, root, rc, copies=False):
+        """The numbers of the lists whose scopes hold provider ``rp``'s
+        inventory of ``rc`` (``copies`` as ``_within`` takes it)."""
+        found = []
+        for number, scopes in enumerate(self.lists):
+            for scope in scopes:
+                if rc not in scope.classes or (copies and scope.named_tree):
+                    continue
+                holds = self._holds.get((rp, scope))
+                if holds is None:
+                    holds = self._holds[rp, scope] = self._named[
+                        scope].holds(self.snap, rp, root)
+                if holds:
+                    found.append(number)
+                    break
+        return found
 
     def keys(self, rp, root, rc, copies=False):
         """The keys whose scopes hold provider ``rp``'s inventory of
         ``rc`` (``copies`` as ``_within`` takes it)."""
-        holds = {}
-        found = []
-        for key, scopes in self.asked.items():
-            for scope, index in scopes:
-                if rc not in scope.classes or (copies and scope.named_tree):
-                    continue
-                if index not in holds:
-                    holds[index] = scope.holds(self.snap, rp, root)
-                if holds[index]:
-                    found.append(key)
-                    break
-        return found
+        numbers = set(self.holding(rp, root, rc, copies))
+        return [key for key, found in self.of_key.items()
+                if self.number[found] in numbers]
 
 
 def _taken_in(snap, inside, taken):

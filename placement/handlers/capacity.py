@@ -3,6 +3,7 @@ from placement import microversions
 from placement.candidates import query
 from placement.handlers import base
 from placement.schemas import capacity as schema
+from placement.web import gc_pause
 from placement.web import negotiation
 from placement.web import responses
 from placement.web import shapes
@@ -19,9 +20,12 @@ def show_capacity(req):
     version = negotiation.get(req)
     validation.validate_query(req, schema.QUERY.at(version))
     shape = query.parse_candidate_query(req.GET, version)
-    body = shapes.count(ctx.database, {'': shape}, version,
-                        snap=ctx.snapshot())
-    return responses.json_response(req, body['shapes'][''])
+    # The answer is freed before the collector resumes, so that it does
+    # not walk it all once.
+    with gc_pause.collection_paused():
+        return responses.json_response(req, shapes.count(
+            ctx.database, {'': shape}, version,
+            snap=ctx.snapshot())['shapes'][''])
 
 
 @base.handler
@@ -34,5 +38,6 @@ def count_shapes(req):
     data = validation.extract_json(req, schema.SHAPES)
     parsed = shapes.parse_all(data['shapes'], version)
     asked = shapes.parse_changes(data)
-    return responses.json_response(req, shapes.count(
-        ctx.database, parsed, version, asked, ctx.snapshot()))
+    with gc_pause.collection_paused():
+        return responses.json_response(req, shapes.count(
+            ctx.database, parsed, version, asked, ctx.snapshot()))

@@ -56,8 +56,10 @@ class Shown(typing.NamedTuple):
 _NONE = frozenset()
 # Views (handlers' shapes) whose bytes a version keeps, at most.
 RENDERED_SHAPES = 16
-# Values derived from a version (``derived``) it keeps, at most.
-DERIVED = 8
+# What a version keeps of the values derived from it (``derived``), at
+# most: this many rows (of the read step's, or trees) per provider,
+# about twice the memory of the version itself.
+DERIVED_ROWS_PER_PROVIDER = 24
 
 
 class Snapshot:
@@ -94,6 +96,8 @@ class Snapshot:
         # good for a version whose Shown of the provider is that one.
         self._rendered = {} if rendered is None else rendered
         self._derived = {}
+        # The rows the values kept in ``_derived`` hold.
+        self._derived_rows = 0
 
     def rendered(self, shape, render, ids):
         """[render(shown[rp]) for rp in ids], each kept per view
@@ -114,17 +118,22 @@ class Snapshot:
             found.append(part[1])
         return found
 
-    def derived(self, key, build):
+    def derived(self, key, build, rows=None):
         """``build()``, kept under ``key`` for the life of this version
         (it never changes): readers asking alike between two writes
         build it once.  The caller's key says everything the value
         depends on besides this version; the value must not be
-        changed."""
+        changed.  ``rows(value)``: how many rows or trees it holds (1
+        if not given); a version keeps DERIVED_ROWS_PER_PROVIDER per
+        provider in all, and builds the others each time."""
         found = self._derived.get(key)
         if found is None:
             found = build()
-            if len(self._derived) < DERIVED:
+            held = 1 if rows is None else rows(found)
+            if self._derived_rows + held <= DERIVED_ROWS_PER_PROVIDER * max(
+                    len(self.providers), 1):
                 self._derived[key] = found
+                self._derived_rows += held
         return found
 
     def rendered_for_next(self, deleted):

@@ -10,6 +10,7 @@ forms of the rules into its statements; the write path (claims) and the
 capacity count test values already read with the Python forms.
 """
 import struct
+import typing
 
 import sqlalchemy as sa
 
@@ -104,6 +105,23 @@ def room_in_sql(total, reserved, allocation_ratio, used, dialect):
     it (``ratio_in_sql``): what its statements compare amounts with."""
     return free_of(capacity_in_sql(total, reserved, allocation_ratio,
                                    dialect), used)
+
+
+class Held(typing.NamedTuple):
+    """What a provider holds of a class, read already: its inventory (a
+    row with total, reserved, allocation_ratio and the units), its usage
+    (None: nothing allocated) and free space (``room``, see ``held``)."""
+    inventory: object
+    used: object
+    room: float
+
+
+def held(inventory, used, dialect):
+    """The Held of an ``inventory`` and its ``used``, the free space as
+    ``dialect``'s SQL computes it (``room_in_sql``)."""
+    return Held(inventory, used, room_in_sql(
+        inventory.total, inventory.reserved, inventory.allocation_ratio,
+        used, dialect))
 
 
 def times_fitting(free, amount):

@@ -4,6 +4,7 @@ HTTP, on random clouds: every group's rows and the whole answers, byte
 for byte, default and weighed orders (the what-ifs:
 test_whatif_from_memory.py)."""
 import dataclasses
+import uuid
 
 import hypothesis
 from hypothesis import strategies as st
@@ -19,8 +20,10 @@ from placement.candidates import database_source
 from placement.candidates import memory_source
 from placement.candidates import query
 from placement.candidates import stacks
+from placement.data import tables
 from placement.memory import snapshot
 
+from support import helpers
 from support import random_clouds
 from support import random_queries
 
@@ -188,6 +191,54 @@ def test_capacity_and_explain_answer_alike(world, placement_db, specs,
         for parsed in shapes.values():
             assert _explained(sources[0], parsed, conf) == \
                 _explained(sources[1], parsed, conf)
+
+
+def _shapes(query_strings):
+    return {name: query.parse_candidate_query(webob.multidict.MultiDict(
+        parse.parse_qsl(query_string)), LATEST)
+        for name, query_string in query_strings.items()}
+
+
+def test_a_count_after_a_write_reads_the_new_version(w, placement_db):
+    """What the count keeps of a snapshot version (the rows, the trees
+    set apart, the free space) is that version's: a write between two
+    counts makes a new one, whose count sees it as the database's does,
+    and the old version still counts as it did."""
+    w.add('pool', inventory={'DISK_GB': 100}, traits={helpers.SHARING},
+          aggs={'P'})
+    for name in ('cn0', 'cn1', 'cn2'):
+        w.add(name, inventory={'VCPU': 8, 'MEMORY_MB': 4096},
+              used={'VCPU': 2}, aggs={'P', 'A'})
+    w.add('cn3', inventory={'VCPU': 8, 'MEMORY_MB': 4096, 'DISK_GB': 50})
+    aggregate = w.aggs['A'][1]
+    shapes = _shapes({
+        'small': 'resources=VCPU:1,MEMORY_MB:512,DISK_GB:10',
+        'large': 'resources=VCPU:4,MEMORY_MB:2048,DISK_GB:10',
+        'pinned': 'resources=VCPU:2,DISK_GB:5&member_of=' + aggregate,
+        'alone': 'resources=VCPU:1'})
+    with placement_db.reader() as conn:
+        old = snapshot.load(conn)
+    before = stacks.count_capacity(
+        memory_source.MemorySource(old, placement_db.dialect), shapes,
+        LATEST)
+    taken = w.providers['cn0']
+    with placement_db.engine.begin() as conn:
+        conn.execute(tables.allocations.insert().values(
+            resource_provider_id=taken['id'],
+            resource_class_id=w.rc_ids['VCPU'],
+            consumer_id=str(uuid.uuid4()), used=6))
+    with placement_db.reader() as conn:
+        new = snapshot.changed(conn, old, {taken['id']}, names=False)
+        in_database = stacks.count_capacity(
+            database_source.DatabaseSource(conn), shapes, LATEST)
+    after = stacks.count_capacity(
+        memory_source.MemorySource(new, placement_db.dialect), shapes,
+        LATEST)
+    assert after == in_database
+    assert after != before
+    assert stacks.count_capacity(
+        memory_source.MemorySource(old, placement_db.dialect), shapes,
+        LATEST) == before
 
 
 def _listed(parsed, placement_db, w):

@@ -129,6 +129,26 @@ def test_touched_providers_bring_a_snapshot_up_to_date(world, placement_db,
             == _contents(snapshot.load(conn))
 
 
+def test_a_version_keeps_derived_values_up_to_its_bound(w, placement_db):
+    """What a version derives is kept while the rows it holds stay
+    within DERIVED_ROWS_PER_PROVIDER per provider; past that it is built
+    again each time it is asked for."""
+    w.add('cn', inventory={'VCPU': 4})
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+    bound = snapshot.DERIVED_ROWS_PER_PROVIDER
+    built = []
+
+    def build(size):
+        built.append(size)
+        return [None] * size
+    for _ in range(2):
+        snap.derived('most', lambda: build(bound - 1), len)
+        snap.derived('one more', lambda: build(1), len)
+        snap.derived('past the bound', lambda: build(1), len)
+    assert built == [bound - 1, 1, 1, 1]
+
+
 def test_an_empty_cloud(w, placement_db):
     with placement_db.reader() as conn:
         snap = snapshot.load(conn)
