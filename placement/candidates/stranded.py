@@ -152,10 +152,8 @@ def _summed_in(snap, classes, inside, out, dialect):
             if root in out:
                 continue
             inventory = snap.inventories[rp][rc]
-            room = max(figures.room_in_sql(
-                inventory.total, inventory.reserved,
-                inventory.allocation_ratio, snap.usage.get(rp, {}).get(rc),
-                dialect), 0)
+            room = max(figures.room_of(
+                inventory, snap.usage.get(rp, {}).get(rc), dialect), 0)
             total[rc] = total.get(rc, 0) + room
             for number in inside.holding(rp, root, rc):
                 within[number][rc] = within[number].get(rc, 0) + room

@@ -21,9 +21,8 @@ def answerable(dialect, filters):
 def _fits(inventory, used, amount, dialect):
     return (figures.fits_units_of(inventory.min_unit, inventory.max_unit,
                                   inventory.step_size, amount)
-            and figures.fits_room_of(figures.room_in_sql(
-                inventory.total, inventory.reserved,
-                inventory.allocation_ratio, used, dialect), amount))
+            and figures.fits_room_of(
+                figures.room_of(inventory, used, dialect), amount))
 
 
 def _rules(snap, dialect, name, uuid, in_tree, resources, traits,

@@ -107,6 +107,13 @@ def room_in_sql(total, reserved, allocation_ratio, used, dialect):
                                    dialect), used)
 
 
+def room_of(inventory, used, dialect):
+    """``room_in_sql`` of an ``inventory`` row (total, reserved,
+    allocation_ratio) and its ``used``."""
+    return room_in_sql(inventory.total, inventory.reserved,
+                       inventory.allocation_ratio, used, dialect)
+
+
 class Held(typing.NamedTuple):
     """What a provider holds of a class, read already: its inventory (a
     row with total, reserved, allocation_ratio and the units), its usage
@@ -118,10 +125,8 @@ class Held(typing.NamedTuple):
 
 def held(inventory, used, dialect):
     """The Held of an ``inventory`` and its ``used``, the free space as
-    ``dialect``'s SQL computes it (``room_in_sql``)."""
-    return Held(inventory, used, room_in_sql(
-        inventory.total, inventory.reserved, inventory.allocation_ratio,
-        used, dialect))
+    ``dialect``'s SQL computes it (``room_of``)."""
+    return Held(inventory, used, room_of(inventory, used, dialect))
 
 
 def times_fitting(free, amount):
