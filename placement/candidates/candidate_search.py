@@ -126,10 +126,7 @@ def candidates(request, trees, breadth_first=False):
 def search_tree(request, tree):
     """The candidates anchored in ``tree`` (see the module docstring)."""
     options = _options(request, tree)
-    if options is None or request.isolate is not None \
-            and not request.isolate.enough(
-                [found for group, found in zip(request.groups, options)
-                 if not group.spread]):
+    if options is None or not _isolable(request, options):
         return
     state = search_state.SearchState(request, tree)
     count = len(options)
@@ -156,6 +153,15 @@ def search_tree(request, tree):
             iters.append(iter(options[depth + 1]))
 
 
+def _isolable(request, per_group):
+    """Whether the suffixed groups' providers, ``per_group`` (per group,
+    the providers it may take), are enough for ``group_policy=isolate``
+    (always without it)."""
+    return request.isolate is None or request.isolate.enough(
+        [found or () for group, found in zip(request.groups, per_group)
+         if not group.spread])
+
+
 # A kind of tree is kept with at most this many candidates (a tree with
 # more is searched each time), and at most this many kinds per request.
 KIND_CANDIDATES = 64
@@ -175,6 +181,10 @@ def _alike(request, trees):
             # What the search knows of sharing providers is the
             # request's, by id.
             yield from search_tree(request, tree)
+            continue
+        if not _isolable(request, tree.members):
+            # Too few providers to isolate the groups (a flat compute
+            # asked for two NUMA nodes): no candidate, and no kind.
             continue
         own, at = places(tree)
         key = kind(tree, at, {(at[rp], rc): most
