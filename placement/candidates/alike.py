@@ -88,13 +88,13 @@ def _held(set_apart):
 
 
 def _by_root(layout, rows):
-    """[((root, (rp, ...), (row, ...)), (trait mask, ...))] of each tree
-    of ``rows`` (they come root by root): shapes read at once share
-    them."""
+    """[(filling.ApartTree, (trait mask, ...))] of each tree of ``rows``
+    (they come root by root): shapes read at once share them."""
     found = []
     for root, tree in itertools.groupby(rows, key=layout.root):
         tree = tuple(tree)
-        found.append(((root, tuple(map(layout.rp, tree)), tree),
+        found.append((filling.ApartTree(root, tuple(map(layout.rp, tree)),
+                                         tree),
                       tuple(layout.trait_mask(row) or 0 for row in tree)))
     return found
 
@@ -122,7 +122,7 @@ def _set_apart(reading, trees, fit_of, as_read_alone):
                                  tuple(itertools.compress(rows, fits)),
                                  tuple(itertools.compress(traits, fits)))
             fits = tuple(filter(None, fits))
-            tree = (root, rps, rows)
+            tree = filling.ApartTree(root, rps, rows)
         if root in inside:
             # As the shape's own statement reads it.
             kept.extend(map(as_read_alone, rows, fits))
@@ -130,7 +130,8 @@ def _set_apart(reading, trees, fit_of, as_read_alone):
         kind = tuple(zip(fits, traits))
         if root in serving:
             pair = (kind, tuple(serving[root]))
-            served.append((root, pairs.setdefault(pair, pair), rps, rows))
+            served.append(filling.ServedTree(
+                root, pairs.setdefault(pair, pair), rps, rows))
         else:
             apart.setdefault(kind, []).append(tree)
     return kept, filling.Apart(apart, served, reading.groups[0].layout)

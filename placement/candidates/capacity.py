@@ -125,7 +125,7 @@ def _fill(reading, limit, rows, apart, roots=None, changed=None):
         rows, apart = alike_mod.read_alone(reading, roots)
     trees = list(reading.trees(
         roots=roots, rows=rows,
-        apart=() if apart is None else [tree[0] for tree in apart.served]))
+        apart=() if apart is None else [tree.root for tree in apart.served]))
     reading.close()
     free = reading.rooms()
     if changed is not None:

@@ -22,7 +22,7 @@ from placement import errors
 from placement.candidates import candidate_search
 from placement.candidates import filling
 
-_ROOT = operator.itemgetter(0)
+_ROOT = operator.attrgetter('root')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -287,19 +287,21 @@ def _apart(apart, serving, changed):
             if root in touched:
                 rows = _less(layout, rps, rows, taken_of)
             if root in by_root:
-                served.append((root, (kind, tuple(by_root[root])), rps,
-                               rows))
+                served.append(filling.ServedTree(
+                    root, (kind, tuple(by_root[root])), rps, rows))
             else:
-                alone.append((root, rps, rows))
+                alone.append(filling.ApartTree(root, rps, rows))
     for root, (kind, _), rps, rows in apart.served:
         if root in out:
             continue
         if root in touched:
             rows = _less(layout, rps, rows, taken_of)
         if root in by_root:
-            served.append((root, (kind, tuple(by_root[root])), rps, rows))
+            served.append(filling.ServedTree(
+                root, (kind, tuple(by_root[root])), rps, rows))
         else:
-            kinds.setdefault(kind, []).append((root, rps, rows))
+            kinds.setdefault(kind, []).append(
+                filling.ApartTree(root, rps, rows))
     served.sort(key=_ROOT)
     return filling.Apart(kinds, served, layout)
 
@@ -318,9 +320,9 @@ def _anchored(reading, sharing, trees, apart, roots):
     ``roots`` if given."""
     have = {tree.root for tree in trees}
     if apart is not None:
-        have.update(root for root, _, _, _ in apart.served)
-        have.update(root for found in apart.kinds.values()
-                    for root, _, _ in found)
+        have.update(tree.root for tree in apart.served)
+        have.update(tree.root for found in apart.kinds.values()
+                    for tree in found)
     wanted = {anchor for by_root in sharing.serving for anchor in by_root
               if anchor not in have and (roots is None or anchor in roots)}
     if wanted:

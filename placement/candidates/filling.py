@@ -26,8 +26,25 @@ import typing
 from placement.candidates import candidate_search
 from placement.objects import figures
 
-# Of a tree set apart (see Apart): its root, providers and rows.
-_ROOT, _RPS, _ROWS = map(operator.itemgetter, range(3))
+
+class ApartTree(typing.NamedTuple):
+    """A tree set apart (see Apart): its root, providers and rows."""
+    root: int
+    rps: tuple
+    rows: tuple
+
+
+class ServedTree(typing.NamedTuple):
+    """A tree set apart that sharing providers serve (see Apart):
+    ``kind`` is the pair of its kind and the (sharing provider, class
+    mask) serving it."""
+    root: int
+    kind: tuple
+    rps: tuple
+    rows: tuple
+
+
+_ROOT, _RPS, _ROWS = map(operator.attrgetter, ApartTree._fields)
 
 
 @dataclasses.dataclass
@@ -44,9 +61,8 @@ class Apart(typing.NamedTuple):
     """Trees read for a shape's one group without a sharing provider in
     them (alike.read): those no sharing provider serves by kind,
     ``kinds`` {((class mask, trait mask) of each provider in the order
-    read): [(root, [rp, ...], [row, ...])]}; those served, in root order,
-    ``served`` [(root, (that kind, the (sharing provider, class mask)
-    serving it), [rp, ...], [row, ...])]; ``layout`` the
+    read): [ApartTree]}; those served, in root order, ``served``
+    [ServedTree]; ``layout`` the
     layouts.Layout the rows are read by."""
     kinds: dict
     served: list
@@ -67,7 +83,7 @@ def fill(request, trees, free, apart=None):
     # Trees a sharing provider serves draw on it in root order.
     for _, served, tree in heapq.merge(
             ((tree.root, False, tree) for tree in trees),
-            ((tree[0], True, tree) for tree in apart.served),
+            ((tree.root, True, tree) for tree in apart.served),
             key=operator.itemgetter(0)):
         if served:
             _fill_served(tree, kinds, apart.layout, free, filled)

@@ -112,7 +112,7 @@ def test_trees_set_apart_fill_as_the_trees_read_do():
     for root, members in shapes:
         kind = tuple((providers[rp][0], 0) for rp in members)
         kinds.setdefault(kind, []).append(
-            (root, members, [rows[rp] for rp in members]))
+            filling.ApartTree(root, members, [rows[rp] for rp in members]))
     apart = filling.Apart(kinds, [], LAYOUT)
     as_read = filling.fill(request(group), [], {}, apart)
     trees = [cs.Tree(root, [{rp: providers[rp][0] for rp in members}], {},
@@ -139,7 +139,8 @@ def test_trees_set_apart_draw_on_a_pool_in_root_order():
     rows = {1: read_row(1, 1, 0b01, 3, None),
             3: read_row(3, 3, 0b01, 9, None)}
     apart = filling.Apart({}, [
-        (root, (((0b01, 0),), tuple(serving[root])), [root], [rows[root]])
+        filling.ServedTree(root, (((0b01, 0),), tuple(serving[root])),
+                           [root], [rows[root]])
         for root in (1, 3)], LAYOUT)
     free = {(2, 1): 2, (9, 2): 75}
     as_read = filling.fill(request(group, sharing=sharing),
