@@ -181,7 +181,7 @@ def of_snapshot(snap, reading, dialect):
     root = checks_mod.root_required(query)
     classes = [(rc, names.rc[rc]) for rc in _classes(query)]
     tally = Tally(reading)
-    decided = {}
+    decided = figures.Decided()
     roots = {}
     for rp in snap.order:
         provider = snap.providers[rp]
@@ -200,7 +200,8 @@ def of_snapshot(snap, reading, dialect):
                 if check.rc is None:
                     passed = check.passes(names, snap, rp, provider.root_id)
                 else:
-                    passed = _fits(check, found.get(check.rc), decided)
+                    held = found.get(check.rc)
+                    passed = held is not None and decided.fits(check, held)
                 if passed:
                     mask |= 1 << bit
             masks.append(mask)
@@ -215,19 +216,6 @@ def of_snapshot(snap, reading, dialect):
                        inventory.step_size)
              for rc, (inventory, _, room) in found.items()})
     return tally.census()
-
-
-def _fits(check, held, decided):
-    """Whether ``held`` (a figures.Held) passes resource ``check`` (None:
-    the provider has none of its class); kept in ``decided``
-    (inventories alike are one object in a snapshot)."""
-    if held is None:
-        return False
-    key = (id(check), id(held.inventory), held.used)
-    passed = decided.get(key)
-    if passed is None:
-        passed = decided[key] = check.fits(held)
-    return passed
 
 
 def _classes(query):

@@ -164,35 +164,26 @@ class MemoryRows:
         """decide(at, inventory, usage): (the figures.Held of
         ``inventory``, of the ``at``-th class of ``classes`` (as
         _class_checks gives them), whether it passes each group's
-        checks), (None, none passing) without one.  The checks that do
-        not read the usage are asked once per (class, inventory), the
-        others once per (class, inventory, used): inventories alike are
-        one object in a snapshot."""
+        checks), (None, none passing) without one; once per (class,
+        inventory, used), the checks asked as figures.Decided asks
+        them."""
         dialect = self.dialect
-        split = [[([check for check in checks if not check.reads_usage],
-                   [check for check in checks if check.reads_usage])
-                  for checks in per_group] for _, per_group in classes]
-        of_inventory = {}
-        decided = {}
+        checks = figures.Decided()
+        found_for = {}
         missing = (None, (False,) * len(classes[0][1]) if classes else ())
 
         def decide(at, inventory, usage):
             if inventory is None:
                 return missing
-            rc = classes[at][0]
+            rc, per_group = classes[at]
             used = usage.get(rc)
             key = (at, id(inventory), used)
-            found = decided.get(key)
+            found = found_for.get(key)
             if found is None:
                 held = figures.held(inventory, used, dialect)
-                alike = of_inventory.get(key[:2])
-                if alike is None:
-                    alike = of_inventory[key[:2]] = tuple(
-                        all(check.fits(held) for check in checks)
-                        for checks, _ in split[at])
-                found = decided[key] = (held, tuple(
-                    passed and all(check.fits(held) for check in checks)
-                    for passed, (_, checks) in zip(alike, split[at])))
+                found = found_for[key] = (held, tuple(
+                    all(checks.fits(check, held) for check in group_checks)
+                    for group_checks in per_group))
             return found
         return decide
 

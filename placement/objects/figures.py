@@ -129,6 +129,23 @@ def held(inventory, used, dialect):
     return Held(inventory, used, room_of(inventory, used, dialect))
 
 
+class Decided:
+    """``check.fits(held)`` (a request's checks, on Held values) asked
+    once per check and inventory, and per usage only for a check that
+    reads it: in a snapshot inventories alike are one object."""
+
+    def __init__(self):
+        self._found = {}
+
+    def fits(self, check, held):
+        key = (id(check), id(held.inventory),
+               held.used if check.reads_usage else None)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = check.fits(held)
+        return found
+
+
 def times_fitting(free, amount):
     """How many allocations of ``amount`` fit one after another in
     ``free`` (a value already read): how often ``fits_room_of`` holds,
