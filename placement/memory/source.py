@@ -38,6 +38,8 @@ class _State(typing.NamedTuple):
     # When the transaction whose figures last matched the snapshot's
     # began (time.monotonic()).
     checked: float
+    # When the transaction that polled the feed last began.
+    polled: float
 
 
 class Source:
@@ -58,9 +60,14 @@ class Source:
         if self._state is None:
             self._start_loading()
             return None
+        asked = time.monotonic()
         with self._lock:
-            self._state = self._database.read_primary(
-                self._looked_again, self._state, time.monotonic())
+            # Requests that queued here while a poll ran share the next
+            # one: a poll that began after a request came in has every
+            # write committed before it.
+            if self._state.polled < asked:
+                self._state = self._database.read_primary(
+                    self._looked_again, self._state, time.monotonic())
             return self._state.snapshot
 
     def _start_loading(self):
@@ -89,7 +96,7 @@ class Source:
         so what commits in between is read again."""
         cursor = feed.Cursor(self._gap_seconds)
         cursor.start(conn)
-        return _State(cursor, snapshot.load(conn), began)
+        return _State(cursor, snapshot.load(conn), began, began)
 
     def _looked_again(self, conn, state, began):
         # ``began`` is taken before the transaction, so every write
@@ -113,4 +120,4 @@ class Source:
                             'hand): loading the snapshot again')
                 return self._loaded(conn, began)
             checked = began
-        return _State(cursor, snap, checked)
+        return _State(cursor, snap, checked, began)
