@@ -159,7 +159,7 @@ def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
                 counts[what] = counts.get(what, 0) + 1
 
 
-@pytest.mark.parametrize('seed', [1, 2, 3])
+@pytest.mark.parametrize(**helpers.seeded([1, 2, 3]))
 def test_random_clouds_have_the_same_candidates(pair, seed):
     left, right, server = pair
     cloud = api_clouds.Cloud(random.Random(seed))

@@ -156,7 +156,7 @@ def _same(left, right, query, version):
             'last-modified'), query
 
 
-@pytest.mark.parametrize('seed', [1, 2, 3])
+@pytest.mark.parametrize(**helpers.seeded([1, 2, 3]))
 def test_random_writes_read_alike_from_memory(pair, seed):
     left, right, server = pair
     rng = random.Random(seed)

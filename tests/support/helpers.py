@@ -32,6 +32,18 @@ ADMIN_HEADERS = {
 }
 
 
+def seeded(seeds):
+    """``pytest.mark.parametrize`` arguments of a random test over
+    ``database`` and ``seed``: every seed on SQLite, the first on each
+    database server.  The random steps drive the same engine on every
+    database; what differs is its SQL, which one cloud reaches."""
+    return dict(argnames='database, seed', indirect=['database'],
+                scope='module',
+                argvalues=[(backend, seed) for backend in BACKENDS
+                           for seed in (seeds if backend == 'sqlite'
+                                        else seeds[:1])])
+
+
 def version(ver):
     """Request headers asking for microversion ``ver``."""
     return {'openstack-api-version': 'placement %s' % ver}
