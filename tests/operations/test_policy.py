@@ -203,7 +203,9 @@ def _recycle_worker(server):
                          ids=['server SIGHUP', 'worker SIGKILL',
                               'worker recycled by --max-requests'])
 def test_a_revoked_rule_stays_revoked_in_new_workers_after_a_broken_edit(
-        database, tmp_path, restart):
+        tmp_path, restart):
+    # Rules and workers, not SQL: SQLite is enough.
+    database = helpers.TestDatabase('sqlite', str(tmp_path))
     policy_file = tmp_path / 'policy.yaml'
     _edit(policy_file, '"%s": "@"\n' % SUMMARY)
     helpers.write_config(str(tmp_path), database.url,
@@ -232,3 +234,4 @@ def test_a_revoked_rule_stays_revoked_in_new_workers_after_a_broken_edit(
         assert server.process.poll() is None
     finally:
         server.stop()
+        database.drop()
