@@ -30,8 +30,9 @@ def _slow_polls(source, monkeypatch, seconds):
     return began
 
 
-def test_requests_meeting_a_poll_share_the_next(w, placement_db,
-                                                monkeypatch):
+def _poll_running(w, placement_db, monkeypatch):
+    """(A loaded source whose polls take 0.3 s, the polls it ran, the
+    thread of a request in its first poll, begun)."""
     w.add('cn1', inventory={'VCPU': 1})
     source = _loaded(placement_db)
     polls = _slow_polls(source, monkeypatch, 0.3)
@@ -39,6 +40,12 @@ def test_requests_meeting_a_poll_share_the_next(w, placement_db,
     first.start()
     while not polls:
         time.sleep(0.01)
+    return source, polls, first
+
+
+def test_requests_meeting_a_poll_share_the_next(w, placement_db,
+                                                monkeypatch):
+    source, polls, first = _poll_running(w, placement_db, monkeypatch)
     # Asked while the first poll runs: it began too early for them.
     readers = [threading.Thread(target=source.current) for _ in range(8)]
     for reader in readers:
@@ -50,13 +57,7 @@ def test_requests_meeting_a_poll_share_the_next(w, placement_db,
 
 def test_a_write_before_the_request_is_seen_past_a_running_poll(
         w, placement_db, monkeypatch):
-    w.add('cn1', inventory={'VCPU': 1})
-    source = _loaded(placement_db)
-    polls = _slow_polls(source, monkeypatch, 0.3)
-    first = threading.Thread(target=source.current)
-    first.start()
-    while not polls:
-        time.sleep(0.01)
+    source, polls, first = _poll_running(w, placement_db, monkeypatch)
     # Committed after the running poll began, before this request.
     w.add('cn2', inventory={'VCPU': 1})
     placement_db.write(feed.touch_everything)
