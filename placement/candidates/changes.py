@@ -15,6 +15,7 @@ provider serves what its original serves.  ``taken``, what the
 evacuation placed (evacuation.py), is off the free space of the rest.
 """
 import dataclasses
+import itertools
 import operator
 import typing
 
@@ -278,30 +279,24 @@ def _apart(apart, serving, changed):
     taken_of = {}
     for (rp, rc), amount in changed.taken.items():
         taken_of.setdefault(rp, {})[rc] = amount
-    kinds, served = {}, []
-    for kind, trees in apart.kinds.items():
-        alone = kinds[kind] = []
-        for root, rps, rows in trees:
-            if root in out:
-                continue
-            if root in touched:
-                rows = _less(layout, rps, rows, taken_of)
-            if root in by_root:
-                served.append(filling.ServedTree(
-                    root, (kind, tuple(by_root[root])), rps, rows))
-            else:
-                alone.append(filling.ApartTree(root, rps, rows))
-    for root, (kind, _), rps, rows in apart.served:
+    # Every kind stays (emptied or not), in its order.
+    kinds, served = {kind: [] for kind in apart.kinds}, []
+    was = itertools.chain(
+        ((kind, tree) for kind, trees in apart.kinds.items()
+         for tree in trees),
+        ((tree.kind[0], tree) for tree in apart.served))
+    for kind, tree in was:
+        root, rows = tree.root, tree.rows
         if root in out:
             continue
         if root in touched:
-            rows = _less(layout, rps, rows, taken_of)
+            rows = _less(layout, tree.rps, rows, taken_of)
         if root in by_root:
             served.append(filling.ServedTree(
-                root, (kind, tuple(by_root[root])), rps, rows))
+                root, (kind, tuple(by_root[root])), tree.rps, rows))
         else:
             kinds.setdefault(kind, []).append(
-                filling.ApartTree(root, rps, rows))
+                filling.ApartTree(root, tree.rps, rows))
     served.sort(key=_ROOT)
     return filling.Apart(kinds, served, layout)
 
