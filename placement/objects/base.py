@@ -131,14 +131,18 @@ def lock_providers_by_uuid(conn, uuids):
     For writes that only know their providers by uuid: the lookup itself
     is the locking read, so when it is a transaction's first statement no
     plain read (on MariaDB: no REPEATABLE-READ snapshot) precedes the
-    lock.  MariaDB takes these locks in uuid-index order; a deadlock with
-    an id-ordered locker is detected and retried by ``Database.write``.
-    Providers that do not exist are absent from the result.
+    lock.  The locks are taken in uuid order on every database: without
+    ORDER BY, PostgreSQL locks in the order a scan meets the rows, which
+    moves as updates rewrite them, and two writers naming the same
+    providers deadlock.  A deadlock with an id-ordered locker is detected
+    and retried by ``Database.write``.  Providers that do not exist are
+    absent from the result.
     """
     uuids = set(uuids)
     if not uuids:
         return {}
-    stmt = sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
+    stmt = (sa.select(RP.c.uuid, RP.c.id).where(RP.c.uuid.in_(uuids))
+            .order_by(RP.c.uuid))
     return dict(conn.execute(for_update(conn, stmt)).all())
 
 
