@@ -1,25 +1,22 @@
-"""The steps of POST /claims (stacks.claim composes them, in one write
-transaction): choose one candidate per consumer (claim_choice.py), check
-the choice and write it through the allocation write path
-(objects/allocation.py: its provider locks in id order, consumer
-generations and capacity check), all or nothing.
+"""The steps of POST /claims (stacks.claim composes them, each choice in
+a write transaction of its own): choose one candidate per consumer
+(claim_choice.py), check the choice and write it through the allocation
+write path (objects/allocation.py: its provider locks in id order,
+consumer generations and capacity check), all or nothing.
 
 The candidates are read before the providers are locked (from the
 worker's snapshot, taken before the transaction began, or from the
 database), so a writer committing in between may take the room a
 choice counted on.  So the choice is first checked under the
 providers' locks by the write path's own capacity check
-(``allocation.check_room``, which writes nothing); refused, it is made
-again from what the database has now committed (at READ COMMITTED every
-statement sees the latest commits), until ``TIME_BOUND`` has passed;
-accepted, it is written.  Nothing written is ever rolled back within the
-transaction: Galera would replicate the rows of a rolled-back savepoint.
-On SQLite the transaction holds the database's one write lock from its
-start, so a read of the database is current and no choice made from it
-is refused.  The locks of refused choices are held to the end
-of the transaction, so a next choice may lock out of id order and
-deadlock with another claim: the database's deadlock ends the whole
-transaction, which data/db.py runs again.
+(``allocation.check_room``, which writes nothing).  Accepted, it is
+written.  Refused (``RoomTaken``), its transaction ends, with the locks
+it took, and the choice is made again in a fresh one from what the
+database has now committed, until ``TIME_BOUND`` has passed.  Locks of
+a refused choice kept to the next would be taken out of id order and
+deadlock with another claim doing the same.  On SQLite the transaction
+holds the database's one write lock from its start, so a read of the
+database is current and no choice made from it is refused.
 
 A group that does not fit is the no-fit 409, worded as the explanation
 of the shape sums it up.
@@ -55,6 +52,11 @@ class Claim:
     roots: str
     order: str
     alternates: int
+
+
+class RoomTaken(Exception):
+    """A choice refused under the providers' locks: a concurrent writer
+    took its room.  It ends the transaction, which wrote nothing."""
 
 
 class Deadline:
@@ -109,7 +111,7 @@ def no_fit(summary):
 def writes_fitting(conn, request, listing, chosen):
     """The ConsumerWrite values of the ``chosen`` options, once the write
     path's own capacity check passed them under the providers' locks
-    (allocation.check_room, which writes nothing); None when a
+    (allocation.check_room, which writes nothing); RoomTaken when a
     concurrent writer took the room."""
     writes = [dataclasses.replace(
         consumer, allocations=_named(listing, listing.options[index]))
@@ -119,7 +121,7 @@ def writes_fitting(conn, request, listing, chosen):
     except errors.Conflict as error:
         if not error.lacks_room:
             raise
-        return None
+        raise RoomTaken() from None
     return writes
 
 

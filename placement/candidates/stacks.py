@@ -39,9 +39,10 @@ The uses:
     claim     the list's read (the consumers' holdings free) -> assemble
               -> combine -> weigh or limit (the order asked; as many
               candidates as the group likely needs, then all) -> shuffle
-              ties -> choose -> check room -> write; from the read again,
-              of the database, while concurrent writers take the room
-              chosen; no fit: explain's summary
+              ties -> choose -> check room -> write, in one write
+              transaction; in a fresh one from the read again, of the
+              database, while concurrent writers take the room chosen;
+              no fit: explain's summary
 
 Which source each reads: list, weighed, explain, capacity and what if
 read the worker's snapshot when it has one and it answers the queries
@@ -247,17 +248,30 @@ def what_if(where, shapes, version, asked):
     return answer
 
 
-def claim(conn, snap, request, version, conf):
-    """POST /claims: the 200 body for ``request`` (a claiming.Claim) in
-    the write transaction of ``conn``; ``conf`` is the [placement]
-    group.  The candidates are read as far as the choice is likely to
-    need (claiming.first_read), all of them when that was not enough;
-    what the consumers hold now counts as free for them (their new
-    allocations replace it).  The first read is of the worker's snapshot
-    ``snap`` when it answers the shape and no consumer's holdings are
-    released (a snapshot holds usage, not who holds it); once concurrent
-    writers took the room chosen, of what the database has committed."""
+def claim(database, snap, request, version, conf):
+    """POST /claims: the 200 body for ``request`` (a claiming.Claim),
+    each choice in a write transaction of ``database`` of its own;
+    ``conf`` is the [placement] group.  The first choice reads the
+    worker's snapshot ``snap`` when it answers the shape and no
+    consumer's holdings are released (a snapshot holds usage, not who
+    holds it); once concurrent writers took the room chosen, the next
+    read what the database has committed."""
     deadline = claiming.Deadline()
+    while True:
+        try:
+            return database.write(_claim_one_choice, snap, request, version,
+                                  conf)
+        except claiming.RoomTaken:
+            deadline.again()
+            snap = None
+
+
+def _claim_one_choice(conn, snap, request, version, conf):
+    """The body of one choice's transaction ``conn``: the candidates read
+    as far as the choice is likely to need (claiming.first_read), all of
+    them when that was not enough, what the consumers hold now counted
+    as free for them (their new allocations replace it); chosen, checked
+    and written, or claiming.RoomTaken."""
     wanted = claiming.first_read(request)
     ordered = claims.Ordered(conf, request.order)
     released = claiming.replacing(request)
@@ -278,11 +292,8 @@ def claim(conn, snap, request, version, conf):
                 where, request.shape, version, conf,
                 released=released)['summary'])
         writes = claiming.writes_fitting(conn, request, listing, chosen)
-        if writes is not None:
-            return claiming.write(conn, request, version, listing, chosen,
-                                  writes)
-        deadline.again()
-        where = committed
+        return claiming.write(conn, request, version, listing, chosen,
+                              writes)
 
 
 def _best_first(where, query, version, conf, released):

@@ -36,6 +36,6 @@ def claim(req):
         data.get('order', conf.candidate_order), data.get('alternates', 0))
     # The engine runs here too, with as many small objects.
     with gc_pause.collection_paused():
-        body = ctx.database.write(stacks.claim, ctx.snapshot(), request,
-                                  version, conf)
+        body = stacks.claim(ctx.database, ctx.snapshot(), request,
+                            version, conf)
     return responses.json_response(req, body)

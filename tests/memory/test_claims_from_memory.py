@@ -58,8 +58,8 @@ def test_a_stale_snapshot_costs_a_choice_from_the_database(
             resource_provider_id=w.providers['cn1']['id'],
             resource_class_id=w.rc_ids['VCPU'],
             consumer_id=str(uuid.uuid4()), used=1))
-    body = placement_db.write(stacks.claim, stale, _claim(1), LATEST,
-                              placement_db.conf.placement)
+    body = stacks.claim(placement_db, stale, _claim(1), LATEST,
+                        placement_db.conf.placement)
     assert _roots(body) == [w.uuid('cn2')]
     assert len(choices) == 1
 
@@ -68,8 +68,8 @@ def test_a_current_snapshot_chooses_once(w, placement_db, choices):
     w.add('cn1', inventory={'VCPU': 2})
     w.add('cn2', inventory={'VCPU': 1})
     current = placement_db.read_primary(snapshot.load)
-    body = placement_db.write(stacks.claim, current, _claim(3), LATEST,
-                              placement_db.conf.placement)
+    body = stacks.claim(placement_db, current, _claim(3), LATEST,
+                        placement_db.conf.placement)
     assert _roots(body) == sorted([w.uuid('cn1')] * 2 + [w.uuid('cn2')])
     assert not choices
 
@@ -78,8 +78,8 @@ def test_no_room_in_the_snapshot_is_no_fit(w, placement_db, choices):
     w.add('cn1', inventory={'VCPU': 1}, used={'VCPU': 1})
     current = placement_db.read_primary(snapshot.load)
     with pytest.raises(errors.Conflict) as raised:
-        placement_db.write(stacks.claim, current, _claim(1), LATEST,
-                           placement_db.conf.placement)
+        stacks.claim(placement_db, current, _claim(1), LATEST,
+                     placement_db.conf.placement)
     assert raised.value.code == 'placement.claims.no_fit'
     assert 'lacks capacity for VCPU' in raised.value.detail
     assert not choices
@@ -102,8 +102,8 @@ def test_replaced_holdings_are_read_from_the_database(w, placement_db):
         conn.execute(tables.consumers.insert().values(
             uuid=holder, project_id=_id(conn, tables.projects, 'p'),
             user_id=_id(conn, tables.users, 'u'), generation=0))
-    body = placement_db.write(stacks.claim, empty, request, LATEST,
-                              placement_db.conf.placement)
+    body = stacks.claim(placement_db, empty, request, LATEST,
+                        placement_db.conf.placement)
     assert _roots(body) == [w.uuid('cn1')]
 
 
