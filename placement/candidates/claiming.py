@@ -1,7 +1,7 @@
 """The steps of POST /claims (stacks.claim composes them, each choice in
 a write transaction of its own): choose one candidate per consumer
 (claim_choice.py), check the choice and write it through the allocation
-write path (objects/allocation.py: its provider locks in id order,
+write path (objects/allocation.py: its provider locks in uuid order,
 consumer generations and capacity check), all or nothing.
 
 The candidates are read before the providers are locked (from the
@@ -13,7 +13,7 @@ providers' locks by the write path's own capacity check
 written.  Refused (``RoomTaken``), its transaction ends, with the locks
 it took, and the choice is made again in a fresh one from what the
 database has now committed, until ``TIME_BOUND`` has passed.  Locks of
-a refused choice kept to the next would be taken out of id order and
+a refused choice kept to the next would be taken out of order and
 deadlock with another claim doing the same.  On SQLite the transaction
 holds the database's one write lock from its start, so a read of the
 database is current and no choice made from it is refused.
