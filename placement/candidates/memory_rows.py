@@ -33,7 +33,9 @@ class MemoryRows:
 
     def of_sharing(self, index, served):
         """The rows of group ``index`` of the providers of ``served``."""
+        group = self.search.groups[index]
         return list(self._group_rows(index, self._ordered(served),
+                                     self.key(group) + ('every root',),
                                      every_root=True))
 
     def of_trees(self, index, roots=None):
@@ -42,7 +44,7 @@ class MemoryRows:
         lazily."""
         group = self.search.groups[index]
         snap = self.snap
-        key = self.key(group)
+        key = carried = self.key(group)
         if roots is None:
             ids = (self._of_classes(group) if group.spec.amounts
                    else snap.providers)
@@ -51,7 +53,7 @@ class MemoryRows:
             key += (tuple(roots),)
 
         def every_row():
-            return self._group_rows(index, self._ordered(ids))
+            return self._group_rows(index, self._ordered(ids), carried)
         if self.search.limited:
             # Read lazily: the limit may stop it after a few trees.
             return every_row()
@@ -59,13 +61,15 @@ class MemoryRows:
 
     def key(self, group):
         """What the rows of ``group`` (a GroupSearch of this reading)
-        depend on besides the snapshot version and the trees read."""
+        depend on besides the providers read (and their roots), in any
+        snapshot version: an ``in_tree`` provider's root as resolved."""
         layout = group.layout
         return ('rows', tuple(group.stack), group.spec.spread,
                 tuple(group.spec.amounts.items()), layout.rendered,
                 layout.limits, self.search.summary_classes and tuple(
                     self.search.summary_classes),
-                self.root_check, self.used_counts)
+                self.root_check, self.used_counts,
+                tuple(sorted(self.search.names.tree_root.items())))
 
     def _ordered(self, ids):
         """``ids`` (a set or dict) in root order, as the statements order
@@ -79,24 +83,41 @@ class MemoryRows:
             return sorted(ids, key=lambda rp: (providers[rp].root_id, rp))
         return (rp for rp in snap.root_order if rp in ids)
 
-    def _group_rows(self, index, ids, every_root=False):
+    def _carried(self, key, ids, row_of):
+        """``row_of(rp)`` of each provider of ``ids`` that has a row (not
+        None), kept under ``key`` across snapshot versions
+        (Snapshot.carried)."""
+        for _, row in self.snap.carried(key, ids, row_of):
+            if row is not None:
+                yield row
+
+    def _group_rows(self, index, ids, key, every_root=False):
+        """The rows of group ``index`` of the providers of ``ids``,
+        carried under ``key`` (see ``_carried``)."""
         group = self.search.groups[index]
         layout = group.layout
         rendered = layout.rendered
         shown = self.snap.shown
         listed = self._listed if rendered and group.spec.amounts else None
+        passing = self._passing(group, every_root)
         # Per distinct (per class what a provider has): its class mask
         # and the row's columns of it, built once.
         built = {}
-        for rp, root, traits, found in self._passing(group, ids, every_root):
-            key = tuple(map(id, found))
-            done = built.get(key)
+
+        def row_of(rp):
+            found = passing(rp)
+            if found is None:
+                return None
+            root, traits, found = found
+            held = tuple(map(id, found))
+            done = built.get(held)
             if done is None:
-                done = built[key] = (_fit(found), _parts(layout, found))
+                done = built[held] = (_fit(found), _parts(layout, found))
             fit, parts = done
-            yield layout.row((root, rp, traits, fit), parts,
-                             -1 if listed is None else listed(rp),
-                             shown[rp].uuid if rendered else None)
+            return layout.row((root, rp, traits, fit), parts,
+                              -1 if listed is None else listed(rp),
+                              shown[rp].uuid if rendered else None)
+        return self._carried(key, ids, row_of)
 
     def _listed(self, rp):
         """How many inventories the provider's summary lists."""
@@ -106,22 +127,28 @@ class MemoryRows:
             return len(held)
         return sum(1 for rc in held if rc in classes)
 
-    def _passing(self, group, ids, every_root=False):
-        """(rp, root, trait mask, per class a figures.Held or None) of the
-        providers of ``ids`` passing the group's filters and able to serve
-        one of its classes (any provider passing them, for a group
-        without amounts)."""
+    def _passing(self, group, every_root=False):
+        """passing(rp): (root, trait mask, per class a figures.Held or
+        None) of provider ``rp`` if it passes the group's filters and can
+        serve one of its classes (any provider passing them, for a group
+        without amounts), else None."""
         classes = self._class_checks([group])
         decide = self._decider(classes)
-        for rp, root, traits, held, usage in self._filtered(group, ids,
-                                                            every_root):
+        filtered = self._filtered(group, every_root)
+
+        def passing(rp):
+            seen = filtered(rp)
+            if seen is None:
+                return None
+            root, traits, held, usage = seen
             found = []
             for at, (rc, _) in enumerate(classes):
                 one, passes = decide(at, held.get(rc), usage)
                 found.append(one if passes[0] else None)
             if classes and not any(found):
-                continue
-            yield rp, root, traits, found
+                return None
+            return root, traits, found
+        return passing
 
     def of_shapes(self, readings):
         """The rows of the one group of ``readings`` (RequestSearch values
@@ -134,9 +161,14 @@ class MemoryRows:
         classes = self._class_checks([reading.groups[0]
                                       for reading in readings])
         decide = self._decider(classes)
+        filtered = self._filtered(group)
         count = len(readings)
-        for rp, root, traits, held, usage in self._filtered(
-                group, self._ordered(self._of_classes(group))):
+
+        def row_of(rp):
+            seen = filtered(rp)
+            if seen is None:
+                return None
+            root, traits, held, usage = seen
             fits = [0] * count
             found = []
             for at, (rc, _) in enumerate(classes):
@@ -146,10 +178,14 @@ class MemoryRows:
                         fits[shape] |= 1 << at
                 found.append(one if any(passes) else None)
             if not any(fits):
-                continue
-            yield layout.of_shapes(layout.row(
+                return None
+            return layout.of_shapes(layout.row(
                 (root, rp, traits, _fit(found)), _parts(layout, found), -1,
                 None), fits)
+        key = ('shapes', *(reading.rows.key(reading.groups[0])
+                           for reading in readings))
+        return self._carried(key, self._ordered(self._of_classes(group)),
+                             row_of)
 
     def _class_checks(self, groups):
         """[(rc id, [per group its resource checks of the class])] of
@@ -187,29 +223,31 @@ class MemoryRows:
             return found
         return decide
 
-    def _filtered(self, group, ids, every_root=False):
-        """(rp, root, trait mask, {rc: inventory}, {rc: used}) of the
-        providers of ``ids`` passing the group's filters (and whose root
-        passes root_required, unless ``every_root``)."""
+    def _filtered(self, group, every_root=False):
+        """filtered(rp): (root, trait mask, {rc: inventory}, {rc: used})
+        of provider ``rp`` if it passes the group's filters (and its root
+        root_required, unless ``every_root``), else None."""
         snap = self.snap
         names = self.search.names
         filters = checks_mod.filters(group.stack, group.spec.spread)
         bits = (checks_mod.trait_bits(group.stack) if group.spec.spread
                 else ())
         counted = self.used_counts
-        for rp in ids:
+
+        def filtered(rp):
             root = snap.providers[rp].root_id
             if not (every_root or self._root_passes(root)):
-                continue
+                return None
             if not all(check.passes(names, snap, rp, root)
                        for check in filters):
-                continue
+                return None
             traits = 0
             for bit, check in enumerate(bits):
                 if check.passes(names, snap, rp, root):
                     traits |= 1 << bit
-            yield (rp, root, traits, snap.inventories.get(rp, _NONE),
-                   snap.usage.get(rp, _NONE) if counted else _NONE)
+            return (root, traits, snap.inventories.get(rp, _NONE),
+                    snap.usage.get(rp, _NONE) if counted else _NONE)
+        return filtered
 
     def roots_passing(self, roots):
         """Those of the root ids ``roots`` that root_required admits."""
@@ -233,8 +271,12 @@ class MemoryRows:
         group = self.search.groups[index]
         count = len(group.spec.amounts)
         largest, smallest = {}, {}
-        for _, root, _, found in self._passing(group,
-                                               self._of_classes(group)):
+        passing = self._passing(group)
+        for rp in self._of_classes(group):
+            found = passing(rp)
+            if found is None:
+                continue
+            root, _, found = found
             high = largest.setdefault(root, [None] * count)
             low = smallest.setdefault(root, [None] * count)
             for at, held in enumerate(found):

@@ -5,9 +5,9 @@ classes, traits and aggregates.
 A version never changes once built: a request reads one version from
 start to end while other threads of the worker build the next.
 ``changed`` builds the next version from the rows of the providers a
-change touched, copying the rest by reference.  (The listing bytes a
-version keeps are a memo its successors share, each entry checked
-against the reader's own version.)
+change touched, copying the rest by reference.  (The listing bytes and
+the read step's rows a version keeps per provider are memos its
+successors share, each entry checked against the reader's own version.)
 """
 import typing
 
@@ -56,6 +56,10 @@ class Shown(typing.NamedTuple):
 _NONE = frozenset()
 # Views (handlers' shapes) whose bytes a version keeps, at most.
 RENDERED_SHAPES = 16
+# What versions carry to the next of the read step's rows per provider
+# (``carried``): past this many rows per provider in all as a read
+# starts, the reads used longest ago are dropped.
+CARRIED_ROWS_PER_PROVIDER = 16
 # What a version keeps of the values derived from it (``derived``), at
 # most: this many rows (of the read step's, or trees) per provider,
 # about twice the memory of the version itself.
@@ -76,7 +80,8 @@ class Snapshot:
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
                  holdings, class_ids, trait_ids, aggregate_uuids, by_uuid,
-                 order, root_order, shown, indexes, rendered=None):
+                 order, root_order, shown, indexes, rendered=None,
+                 carried=None):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -95,6 +100,10 @@ class Snapshot:
         # shared with the versions built from this one: the bytes are
         # good for a version whose Shown of the provider is that one.
         self._rendered = {} if rendered is None else rendered
+        # {read's key: {provider id: (its Shown, its root's Shown, its
+        # value)}}, shared likewise (see ``carried``), the read used last
+        # last.
+        self._carried = {} if carried is None else carried
         self._derived = {}
         # The rows the values kept in ``_derived`` hold.
         self._derived_rows = 0
@@ -118,6 +127,39 @@ class Snapshot:
             found.append(part[1])
         return found
 
+    def carried(self, key, ids, value_of):
+        """(rp, ``value_of(rp)``) of each provider of ``ids``, the values
+        kept under ``key`` (what they depend on besides the provider and
+        its root) for this version and those built from it: a value is
+        good for a version whose Shown of the provider and of its root
+        are those it was made with, since a change touching either shows
+        it anew (``_shown``).  Past CARRIED_ROWS_PER_PROVIDER as a read
+        starts, the keys used longest ago are dropped."""
+        kept = self._carrying(key)
+        shown = self.shown
+        providers = self.providers
+        for rp in ids:
+            mine = shown[rp]
+            root = shown[providers[rp].root_id]
+            found = kept.get(rp)
+            if found is None or found[0] is not mine or found[1] is not root:
+                found = kept[rp] = (mine, root, value_of(rp))
+            yield rp, found[2]
+
+    def _carrying(self, key):
+        """{provider id: (its Shown, its root's Shown, a value)} of
+        ``key``, now the key used last."""
+        carried = self._carried
+        kept = carried.pop(key, None)
+        if kept is None:
+            kept = {}
+            bound = CARRIED_ROWS_PER_PROVIDER * max(len(self.providers), 1)
+            # Other threads share the dict: it is listed at once.
+            while carried and sum(map(len, list(carried.values()))) > bound:
+                carried.pop(list(carried)[0], None)
+        carried[key] = kept
+        return kept
+
     def derived(self, key, build, rows=None):
         """``build()``, kept under ``key`` for the life of this version
         (it never changes): readers asking alike between two writes
@@ -136,13 +178,13 @@ class Snapshot:
                 self._derived_rows += held
         return found
 
-    def rendered_for_next(self, deleted):
-        """What ``rendered`` kept, for the next version, without the
-        bytes of the ``deleted`` providers."""
-        for kept in list(self._rendered.values()):
+    def kept_for_next(self, deleted):
+        """What ``rendered`` and ``carried`` kept, for the next version,
+        without the entries of the ``deleted`` providers."""
+        for kept in [*self._rendered.values(), *self._carried.values()]:
             for rp in deleted:
                 kept.pop(rp, None)
-        return self._rendered
+        return self._rendered, self._carried
 
     def fingerprint(self):
         """``snapshot_rows.fingerprint`` of the cloud this holds."""
@@ -312,7 +354,7 @@ def changed(conn, old, provider_ids, names):
     found = indexes_mod.changed(old.indexes, _parts(old), parts,
                                 provider_ids)
     return Snapshot(*parts, class_ids, trait_ids, aggregate_uuids, by_uuid,
-                    order, root_order, shown, found, old.rendered_for_next(
+                    order, root_order, shown, found, *old.kept_for_next(
                         [rp for rp in provider_ids if rp not in providers]))
 
 

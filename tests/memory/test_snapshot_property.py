@@ -212,3 +212,39 @@ def test_an_id_taken_again_by_a_new_provider(w, placement_db):
         brought = snapshot.changed(conn, old, {gone['id']}, names=False)
         assert _contents(brought) == _contents(snapshot.load(conn))
     assert brought.by_uuid == {w.uuid('second'): gone['id']}
+
+
+def test_values_are_carried_to_later_versions_until_touched(
+        w, placement_db, monkeypatch):
+    """A value kept under a key is used again by the versions built after
+    it until a change touches its provider or the provider's root; past
+    CARRIED_ROWS_PER_PROVIDER the key used longest ago goes."""
+    w.add('cn1', inventory={'VCPU': 4})
+    w.add('numa1', parent='cn1', inventory={'VCPU': 2})
+    w.add('cn2', inventory={'VCPU': 8})
+    ids = {name: info['id'] for name, info in w.providers.items()}
+    with placement_db.reader() as conn:
+        old = snapshot.load(conn)
+    made = []
+
+    def carry(snap, key):
+        def value_of(rp):
+            made.append((key, rp))
+            return (key, rp)
+        found = dict(snap.carried(key, sorted(ids.values()), value_of))
+        assert found == {rp: (key, rp) for rp in ids.values()}
+    carry(old, 'a')
+    with placement_db.reader() as conn:
+        new = snapshot.changed(conn, old, {ids['cn1']}, names=False)
+    del made[:]
+    carry(new, 'a')
+    assert sorted(made) == sorted([('a', ids['cn1']), ('a', ids['numa1'])])
+
+    monkeypatch.setattr(snapshot, 'CARRIED_ROWS_PER_PROVIDER', 1)
+    carry(new, 'b')
+    carry(new, 'a')
+    del made[:]
+    carry(new, 'c')
+    carry(new, 'a')
+    carry(new, 'b')
+    assert [key for key, _ in made] == ['c'] * 3 + ['b'] * 3
