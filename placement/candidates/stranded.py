@@ -143,19 +143,24 @@ def free_in(snap, classes, scoped, dialect, changed=None):
 def _summed_in(snap, classes, inside, out, dialect):
     """({rc id: free space}, [{rc id: free space within them}, ...] per
     scope list of ``inside.lists``) of ``classes`` in a snapshot, the
-    trees of ``out`` left out."""
+    trees of ``out`` left out; each provider's part carried across
+    versions (Snapshot.carried)."""
     total = {}
     within = [{} for _ in inside.lists]
+    providers = snap.providers
     for rc in classes:
-        for rp in sorted(snap.indexes.classes.get(rc, ())):
-            root = snap.providers[rp].root_id
-            if root in out:
-                continue
+        def part(rp):
+            # Its free space and the lists holding it.
             inventory = snap.inventories[rp][rc]
-            room = max(figures.room_of(
-                inventory, snap.usage.get(rp, {}).get(rc), dialect), 0)
+            return (max(figures.room_of(
+                inventory, snap.usage.get(rp, {}).get(rc), dialect), 0),
+                inside.holding(rp, providers[rp].root_id, rc))
+        ids = (rp for rp in sorted(snap.indexes.classes.get(rc, ()))
+               if providers[rp].root_id not in out)
+        for _, (room, numbers) in snap.carried(
+                ('free space', rc, inside.key), ids, part):
             total[rc] = total.get(rc, 0) + room
-            for number in inside.holding(rp, root, rc):
+            for number in numbers:
                 within[number][rc] = within[number].get(rc, 0) + room
     return total, within
 
@@ -179,6 +184,11 @@ class _Inside:
                 self._named.setdefault(bare[-1], scope)
             self.of_key[key] = tuple(dict.fromkeys(bare))
         self.lists = tuple(dict.fromkeys(self.of_key.values()))
+        # What which lists hold a provider depends on besides it and its
+        # root: the lists and the ``in_tree`` providers' roots.
+        self.key = (self.lists, tuple(sorted({
+            item for scope in self._named.values()
+            for item in scope.names.tree_root.items()})))
         self.number = {found: number
                        for number, found in enumerate(self.lists)}
         self._holds = {}
