@@ -5,8 +5,8 @@ classes, traits and aggregates.
 A version never changes once built: a request reads one version from
 start to end while other threads of the worker build the next.
 ``changed`` builds the next version from the rows of the providers a
-change touched, copying the rest by reference.  (The listing bytes and
-the read step's rows a version keeps per provider are memos its
+change touched, copying the rest by reference.  (What a version builds
+per provider, listing bytes and the read step's rows, is a memo its
 successors share, each entry checked against the reader's own version.)
 """
 import typing
@@ -54,11 +54,10 @@ class Shown(typing.NamedTuple):
 
 
 _NONE = frozenset()
-# Views (handlers' shapes) whose bytes a version keeps, at most.
-RENDERED_SHAPES = 16
-# What versions carry to the next of the read step's rows per provider
-# (``carried``): past this many rows per provider in all as a read
-# starts, the reads used longest ago are dropped.
+# What versions carry to the next of the values built per provider
+# (``carried``: the read step's rows, listing bytes): past this many per
+# provider in all as a read starts, the reads used longest ago are
+# dropped.
 CARRIED_ROWS_PER_PROVIDER = 16
 # What a version keeps of the values derived from it (``derived``), at
 # most: this many rows (of the read step's, or trees) per provider,
@@ -80,8 +79,7 @@ class Snapshot:
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
                  holdings, class_ids, trait_ids, aggregate_uuids, by_uuid,
-                 order, root_order, shown, indexes, rendered=None,
-                 carried=None):
+                 order, root_order, shown, indexes, carried=None):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -96,36 +94,21 @@ class Snapshot:
         self.root_order = root_order
         self.shown = shown
         self.indexes = indexes
-        # {view shape: {provider id: (its Shown, its bytes in a listing)}},
-        # shared with the versions built from this one: the bytes are
-        # good for a version whose Shown of the provider is that one.
-        self._rendered = {} if rendered is None else rendered
         # {read's key: {provider id: (its Shown, its root's Shown, its
-        # value)}}, shared likewise (see ``carried``), the read used last
-        # last.
+        # value)}}, shared with the versions built from this one (see
+        # ``carried``), the read used last last.
         self._carried = {} if carried is None else carried
         self._derived = {}
         # The rows the values kept in ``_derived`` hold.
         self._derived_rows = 0
 
     def rendered(self, shape, render, ids):
-        """[render(shown[rp]) for rp in ids], each kept per view
-        ``shape`` (what else the bytes depend on) for this version and
-        the others the provider does not change in."""
-        kept = self._rendered.get(shape)
-        if kept is None:
-            if len(self._rendered) >= RENDERED_SHAPES:
-                return [render(self.shown[rp]) for rp in ids]
-            kept = self._rendered.setdefault(shape, {})
-        found = []
+        """[render(shown[rp]) for rp in ids], each carried per view
+        ``shape`` (what else the bytes depend on) to the versions the
+        provider does not change in (``carried``)."""
         shown = self.shown
-        for rp in ids:
-            mine = shown[rp]
-            part = kept.get(rp)
-            if part is None or part[0] is not mine:
-                part = kept[rp] = (mine, render(mine))
-            found.append(part[1])
-        return found
+        return [part for _, part in self.carried(
+            ('rendered', shape), ids, lambda rp: render(shown[rp]))]
 
     def carried(self, key, ids, value_of):
         """(rp, ``value_of(rp)``) of each provider of ``ids``, the values
@@ -178,13 +161,13 @@ class Snapshot:
                 self._derived_rows += held
         return found
 
-    def kept_for_next(self, deleted):
-        """What ``rendered`` and ``carried`` kept, for the next version,
-        without the entries of the ``deleted`` providers."""
-        for kept in [*self._rendered.values(), *self._carried.values()]:
+    def carried_for_next(self, deleted):
+        """What ``carried`` kept, for the next version, without the
+        entries of the ``deleted`` providers."""
+        for kept in list(self._carried.values()):
             for rp in deleted:
                 kept.pop(rp, None)
-        return self._rendered, self._carried
+        return self._carried
 
     def fingerprint(self):
         """``snapshot_rows.fingerprint`` of the cloud this holds."""
@@ -354,7 +337,7 @@ def changed(conn, old, provider_ids, names):
     found = indexes_mod.changed(old.indexes, _parts(old), parts,
                                 provider_ids)
     return Snapshot(*parts, class_ids, trait_ids, aggregate_uuids, by_uuid,
-                    order, root_order, shown, found, *old.kept_for_next(
+                    order, root_order, shown, found, old.carried_for_next(
                         [rp for rp in provider_ids if rp not in providers]))
 
 
