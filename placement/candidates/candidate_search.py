@@ -243,11 +243,17 @@ def kind(tree, at, limits, serving=()):
 
 
 def _lone(request, trees):
-    for tree in trees:
-        options = _options(request, tree)
-        if options is not None:
-            for choice in options[0]:
+    """The candidates of a request of one group: its options."""
+    if not request.groups[0].spread:
+        for tree in trees:
+            for choice in _group_options(request, tree, 0):
                 yield _candidate(request, (choice,))
+        return
+    for tree in trees:
+        # Each option of the unsuffixed group has allocations of its own
+        # and makes one candidate: they are the candidate's.
+        for allocations, providers in _group_options(request, tree, 0):
+            yield allocations, {'': providers}
 
 
 def _options(request, tree):
