@@ -124,10 +124,21 @@ class MemorySource:
         return found
 
     def trait_lists(self, providers):
-        """{rp: [trait name, ...]} of ``providers`` in trait id order."""
+        """{rp: [trait name, ...]} of ``providers`` in trait id order.
+        Providers with one set of traits (the snapshot keeps equal sets
+        once) share one list: it is only serialized."""
         snap = self.snap
-        return {rp: sorted(snap.traits_of(rp), key=snap.trait_ids.get)
-                for rp in providers}
+        listed = {}
+
+        def listing(traits):
+            found = listed.get(traits)
+            if found is None:
+                found = listed[traits] = sorted(traits,
+                                                key=snap.trait_ids.get)
+            return found
+        held = snap.traits
+        none = frozenset()
+        return {rp: listing(held.get(rp, none)) for rp in providers}
 
     # -- what the capacity count reads beyond the rows ---------------------
 

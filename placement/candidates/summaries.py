@@ -49,10 +49,11 @@ def _resources(where, search, providers):
     unread = []
     by_rows = {}
     seen = list(enumerate(search.seen))
+    parts_seen = [(number, parts) for number, (_, parts) in seen]
     for rp in providers:
         # What the rows say of a provider, without its id and tree.
-        key = tuple((number, part) for number, (_, parts) in seen
-                    for part in (parts.get(rp),) if part is not None)
+        key = tuple([(number, part) for number, parts in parts_seen
+                     if (part := parts.get(rp)) is not None])
         summary = by_rows.get(key, False)
         if summary is False:
             per_class = {}
