@@ -38,7 +38,10 @@ def trees(streams, read_by):
     the index of the group whose rows it shares (reader.RequestSearch)."""
     if len(streams) == 1 and len(read_by) == 1:
         for root, _, rows in streams[0]:
-            yield _tree(root, [rows], None, read_by)
+            limits = {}
+            masks = {}
+            yield candidate_search.Tree(root, [_members(rows, limits, masks)],
+                                        limits, masks, None)
         return
     merged = heapq.merge(*streams, key=_FIRST)
     for root, items in itertools.groupby(merged, key=_FIRST):
@@ -59,15 +62,19 @@ def _tree(root, own, parents, read_by):
     masks = {}
     members = []
     for index, reader in enumerate(read_by):
-        if reader != index:
-            # Alike groups share one dict (never changed).
-            members.append(members[reader])
-            continue
-        for row in own[index]:
-            if row.limits or row.traits:
-                note(row, limits, masks)
-        members.append({row.rp: row.fit for row in own[index]})
+        # Alike groups share one dict (never changed).
+        members.append(members[reader] if reader != index
+                       else _members(own[index], limits, masks))
     return candidate_search.Tree(root, members, limits, masks, parents)
+
+
+def _members(rows, limits, masks):
+    """{rp: class mask} of one group's ProviderRows, their limits and
+    trait masks noted in ``limits`` and ``masks``."""
+    for row in rows:
+        if row.limits or row.traits:
+            note(row, limits, masks)
+    return {row.rp: row.fit for row in rows}
 
 
 def note(row, limits, masks):

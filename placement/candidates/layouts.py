@@ -101,11 +101,10 @@ class Layout:
         figures_part, limits_part = parts
         return head + figures_part + (listed,) + limits_part + (uuid,)
 
-    def summary_part(self, row):
-        """What ``row`` says of its provider's inventories: (class mask,
-        figures..., listed, limits...), without its ids; providers with
-        alike inventories have equal parts."""
-        return row[_FIT:-1]
+    # What a row says of its provider's inventories: (class mask,
+    # figures..., listed, limits...), without its ids; providers with
+    # alike inventories have equal parts.
+    summary_part = operator.itemgetter(slice(_FIT, -1))
 
     def listed_of(self, part):
         """The number of inventories a ``summary_part``'s summary lists."""

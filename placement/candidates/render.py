@@ -49,21 +49,23 @@ class Rendering:
         uuids = self.uuids
         self.providers.update(allocations)
         if self.dict_allocations:
-            body = {'allocations': {
-                uuids[rp]: {'resources': self._amounts(amounts)}
-                for rp, amounts in allocations.items()}}
+            shown = {}
+            for rp, amounts in allocations.items():
+                shown[uuids[rp]] = {'resources': self._amounts(amounts)}
+            body = {'allocations': shown}
         else:
             body = {'allocations': [
                 {'resource_provider': {'uuid': uuids[rp]},
                  'resources': self._amounts(amounts)}
                 for rp, amounts in allocations.items()]}
         if self.with_mappings:
-            body['mappings'] = {
-                suffix: [uuids[rp] for rp in providers]
-                for suffix, providers in mappings.items()}
+            uuid_of = uuids.__getitem__
+            body['mappings'] = {suffix: list(map(uuid_of, providers))
+                                for suffix, providers in mappings.items()}
+        out = self.out
         if self.count:
-            self.out.write(b',')
-        self.out.write(orjson.dumps(body))
+            out.write(b',')
+        out.write(orjson.dumps(body))
         self.count += 1
 
     def map_only(self, candidate):
