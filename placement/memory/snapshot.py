@@ -12,6 +12,7 @@ successors share, each entry checked against the reader's own version.)
 import typing
 
 from placement.memory import indexes as indexes_mod
+from placement.memory import lineage as lineage_mod
 from placement.objects import snapshot_rows
 
 
@@ -74,12 +75,15 @@ class Snapshot:
     id: used}, ``traits`` (names), ``aggregates`` (uuids) and
     ``holdings`` {consumer uuid: Holding}; ``class_ids`` {name: id},
     ``trait_ids`` {name: id}, ``aggregate_uuids`` {uuid} of every
-    aggregate (members or not).  Built by ``load`` and ``changed``.
+    aggregate (members or not).  Built by ``load`` and ``changed``:
+    ``number`` counts the versions since the load, which their
+    lineage.Lineage (``lineage``) follows.
     """
 
     def __init__(self, providers, inventories, usage, traits, aggregates,
                  holdings, class_ids, trait_ids, aggregate_uuids, by_uuid,
-                 order, root_order, shown, indexes, carried=None):
+                 order, root_order, shown, indexes, carried=None,
+                 lineage=None, number=0):
         self.providers = providers
         self.inventories = inventories
         self.usage = usage
@@ -98,6 +102,8 @@ class Snapshot:
         # value)}}, shared with the versions built from this one (see
         # ``carried``), the read used last last.
         self._carried = {} if carried is None else carried
+        self.lineage = lineage_mod.Lineage() if lineage is None else lineage
+        self.number = number
         self._derived = {}
         # The rows the values kept in ``_derived`` hold.
         self._derived_rows = 0
@@ -143,23 +149,42 @@ class Snapshot:
         carried[key] = kept
         return kept
 
-    def derived(self, key, build, rows=None):
+    def derived(self, key, build, rows=None, patch=None):
         """``build()``, kept under ``key`` for the life of this version
         (it never changes): readers asking alike between two writes
         build it once.  The caller's key says everything the value
         depends on besides this version; the value must not be
         changed.  ``rows(value)``: how many rows or trees it holds (1
         if not given); a version keeps DERIVED_ROWS_PER_PROVIDER per
-        provider in all, and builds the others each time."""
+        provider in all, and builds the others each time.  With
+        ``patch``, the newest value an earlier version built is
+        ``patch(value, {root of each tree touched since})``, or built
+        when that is None; the lineage keeps as many rows again for
+        the versions after."""
         found = self._derived.get(key)
         if found is None:
-            found = build()
+            most = DERIVED_ROWS_PER_PROVIDER * max(len(self.providers), 1)
+            found = build() if patch is None else self._patched(
+                key, build, patch)
             held = 1 if rows is None else rows(found)
-            if self._derived_rows + held <= DERIVED_ROWS_PER_PROVIDER * max(
-                    len(self.providers), 1):
+            if patch is not None:
+                self.lineage.keep(key, self.number, found, held, most)
+            if self._derived_rows + held <= most:
                 self._derived[key] = found
                 self._derived_rows += held
         return found
+
+    def _patched(self, key, build, patch):
+        kept = self.lineage.value(key)
+        if kept is None:
+            return build()
+        number, value = kept
+        if number == self.number:
+            # Built for this version, past what the version keeps itself.
+            return value
+        roots = self.lineage.touched_since(number, self.number)
+        found = None if roots is None else patch(value, roots)
+        return build() if found is None else found
 
     def carried_for_next(self, deleted):
         """What ``carried`` kept, for the next version, without the
@@ -336,9 +361,16 @@ def changed(conn, old, provider_ids, names):
         aggregate_uuids = aggregate_uuids | joined
     found = indexes_mod.changed(old.indexes, _parts(old), parts,
                                 provider_ids)
+    number = old.number + 1
+    # The trees a provider left or joined are touched as well as its own.
+    old.lineage.record(number, None if names else frozenset(
+        _field(versions, rp, 'root_id') for versions in (old.providers,
+                                                         providers)
+        for rp in provider_ids if rp in versions))
     return Snapshot(*parts, class_ids, trait_ids, aggregate_uuids, by_uuid,
                     order, root_order, shown, found, old.carried_for_next(
-                        [rp for rp in provider_ids if rp not in providers]))
+                        [rp for rp in provider_ids if rp not in providers]),
+                    old.lineage, number)
 
 
 def _parts(snap):

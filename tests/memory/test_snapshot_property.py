@@ -9,6 +9,7 @@ import pytest
 from placement import errors
 from placement.candidates import query_filters
 from placement.data import tables
+from placement.memory import lineage
 from placement.memory import provider_list
 from placement.memory import snapshot
 from placement.objects import resource_provider as rp_obj
@@ -248,3 +249,63 @@ def test_values_are_carried_to_later_versions_until_touched(
     carry(new, 'a')
     carry(new, 'b')
     assert [key for key, _ in made] == ['c'] * 3 + ['b'] * 3
+
+
+def test_values_derived_to_be_patched_get_the_roots_touched_since(
+        w, placement_db):
+    """A value derived with a patch is, in a later version, the patch of
+    the newest one built, given the roots of every tree touched since
+    (a child's root among them); a change of names, or a patch giving
+    None, builds it anew."""
+    w.add('cn1', inventory={'VCPU': 4})
+    w.add('numa1', parent='cn1', inventory={'VCPU': 2})
+    w.add('cn2', inventory={'VCPU': 8})
+    w.add('cn3', inventory={'VCPU': 8})
+    ids = {name: info['id'] for name, info in w.providers.items()}
+    with placement_db.reader() as conn:
+        first = snapshot.load(conn)
+    calls = []
+
+    def derive(snap, answer=True):
+        def patch(value, roots):
+            calls.append(('patch', value, roots))
+            return (snap.number, 'patched') if answer else None
+
+        def build():
+            calls.append(('build', snap.number))
+            return (snap.number, 'built')
+        return snap.derived(('k',), build, patch=patch)
+
+    def changed(snap, touched, names=False):
+        with placement_db.reader() as conn:
+            return snapshot.changed(conn, snap, touched, names=names)
+    assert derive(first) == (0, 'built')
+    second = changed(first, {ids['numa1']})
+    third = changed(second, {ids['cn2']})
+    assert derive(third) == (2, 'patched')
+    assert calls[-1] == ('patch', (0, 'built'), {ids['cn1'], ids['cn2']})
+    # Kept for the version, and the newest for later ones.
+    assert derive(third) == (2, 'patched') and len(calls) == 2
+    fourth = changed(third, {ids['cn3']})
+    assert derive(fourth, answer=False) == (3, 'built')
+    assert calls[-2:] == [('patch', (2, 'patched'), {ids['cn3']}),
+                          ('build', 3)]
+    # An older version does not patch what a newer one built.
+    assert derive(second) == (1, 'built')
+    fifth = changed(fourth, set(), names=True)
+    assert derive(fifth) == (4, 'built')
+
+
+def test_the_lineage_keeps_the_values_used_last_within_its_rows():
+    """Past ``most`` rows held in all, the values used longest ago go;
+    an earlier version's value never replaces a later one's."""
+    kept = lineage.Lineage()
+    kept.keep('a', 1, 'A1', 3, most=10)
+    kept.keep('b', 1, 'B1', 5, most=10)
+    kept.keep('a', 2, 'A2', 3, most=10)
+    kept.keep('c', 2, 'C2', 4, most=10)
+    assert [kept.value(key) for key in 'abc'] == [(2, 'A2'), None, (2, 'C2')]
+    kept.keep('a', 1, 'A1', 3, most=10)
+    assert kept.value('a') == (2, 'A2')
+    kept.keep('d', 3, 'D3', 11, most=10)
+    assert [kept.value(key) for key in 'acd'] == [None, None, None]
