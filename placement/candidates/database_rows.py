@@ -98,14 +98,17 @@ class DatabaseRows:
             stmt = stmt.where(self.root_filter)
         return stmt
 
-    def of_shapes(self, readings):
+    def of_shapes(self, readings, roots=None):
         """The rows of the one group of ``readings`` (RequestSearch values
         of shapes alike but for their amounts, this one's the first) in
-        one statement (statements.group_statement's ``each``)."""
-        stmt = self.statement(
+        one statement (statements.group_statement's ``each``), of the
+        trees of ``roots`` (sorted) only when given."""
+        stmt = self.every_tree(self.statement(
             self.search.groups[0], every_row=True,
-            each=[reading.groups[0].spec.amounts for reading in readings])
-        return lookup.fetch(self.conn, self.every_tree(stmt))
+            each=[reading.groups[0].spec.amounts for reading in readings]))
+        if roots is None:
+            return lookup.fetch(self.conn, stmt)
+        return self._read(stmt, roots)
 
     def roots_passing(self, roots):
         """Those of the root ids ``roots`` that root_required admits."""

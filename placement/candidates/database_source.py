@@ -84,7 +84,7 @@ class DatabaseSource:
     def rows(self, search, plan):
         return database_rows.DatabaseRows(self.conn, search, plan)
 
-    def kept(self, label, readings, build, rows):
+    def kept(self, label, readings, build, rows, patch=None):
         """``build()``: nothing read in a transaction is kept beyond it
         (see MemorySource.kept)."""
         return build()

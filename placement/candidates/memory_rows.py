@@ -150,12 +150,13 @@ class MemoryRows:
             return root, traits, found
         return passing
 
-    def of_shapes(self, readings):
+    def of_shapes(self, readings, roots=None):
         """The rows of the one group of ``readings`` (RequestSearch values
         of shapes alike but for their amounts, this one's the first) at
         once, as statements.group_statement reads them with ``each``:
         a provider when it can serve a class for one of the shapes, its
-        class mask that of any, one class mask per shape at the end."""
+        class mask that of any, one class mask per shape at the end; of
+        the trees of ``roots`` only when given."""
         group = self.search.groups[0]
         layout = group.layout
         classes = self._class_checks([reading.groups[0]
@@ -184,8 +185,9 @@ class MemoryRows:
                 None), fits)
         key = ('shapes', *(reading.rows.key(reading.groups[0])
                            for reading in readings))
-        return self._carried(key, self._ordered(self._of_classes(group)),
-                             row_of)
+        ids = self._of_classes(group) if roots is None else \
+            indexes.filed_under(self.snap.indexes.trees, roots)
+        return self._carried(key, self._ordered(ids), row_of)
 
     def _class_checks(self, groups):
         """[(rc id, [per group its resource checks of the class])] of

@@ -75,15 +75,16 @@ class MemorySource:
     def rows(self, search, plan):
         return memory_rows.MemoryRows(self, search, plan)
 
-    def kept(self, label, readings, build, rows):
+    def kept(self, label, readings, build, rows, patch=None):
         """``build()``, what ``label`` names derived from the rows of the
         first groups of ``readings`` (RequestSearch values of this
         source), kept for the life of the snapshot version: it never
         changes, so nor do they.  Never to be changed by its readers;
-        ``rows(value)``: how many rows or trees it holds."""
+        ``rows(value)``: how many rows or trees it holds; ``patch`` as
+        Snapshot.derived takes it."""
         return self.snap.derived((label, *(
             reading.rows.key(reading.groups[0]) for reading in readings)),
-            build, rows)
+            build, rows, patch)
 
     def lost(self):
         """Whether the connection died: there is none."""

@@ -7,7 +7,8 @@ API to either server (support/api_clouds.py).  Random writes follow
 among them), and after each the same random GET /allocation_candidates
 at microversions 1.10 to 1.39, its explanation and GET /capacity, and
 random POST /capacity what-ifs (``without``, ``with``, ``evacuate``,
-``survive``, ``shapes_of``) must answer alike on both: status and body
+``survive``, ``shapes_of``) and shapes alike but for their amounts
+must answer alike on both: status and body
 bytes (an error's without its request id).  Bytes, not sorted
 candidates: with the default configuration
 (``randomize_allocation_candidates`` off) the order is part of the
@@ -130,11 +131,30 @@ def _what_if(rng, cloud, version):
     return body
 
 
-def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
+def _family(rng, version, count):
+    """A POST /capacity body of ``count`` shapes alike but for their
+    amounts (one: a shape read alone); asked again after each write, the
+    trees its count set apart are patched from one snapshot version to
+    the next."""
+    minor = int(version.split('.')[1])
+    classes = sorted({rng.choice(ASKED) for _ in range(rng.choice([1, 2]))})
+    rest = []
+    if minor >= 17 and rng.random() < 0.4:
+        rest.append(('required', _traits_param(rng, minor)))
+    if minor >= 21 and rng.random() < 0.3:
+        rest.append(('member_of', _member_of_param(rng, minor)))
+    return {'shapes': {'f%d' % number: urllib.parse.urlencode([(
+        'resources', ','.join('%s:%d' % (rc, rng.choice(
+            api_clouds.SHAPES[rc][3])) for rc in classes))] + rest)
+        for number in range(count)}}
+
+
+def _compare(left, right, cloud, counts, asked, queries=8, what_ifs=2):
     """``queries`` random queries alike on both servers, each answered,
-    explained and counted (GET /capacity), and ``what_ifs`` random
-    POST /capacity with changes; ``counts`` of the statuses seen, of
-    answers with candidates and of what-ifs that moved consumers."""
+    explained and counted (GET /capacity), the POST /capacity ``asked``
+    [(version, body)], and ``what_ifs`` random POST /capacity with
+    changes; ``counts`` of the statuses seen, of answers with candidates
+    and of what-ifs that moved consumers."""
     for _ in range(queries):
         version = cloud.rng.choice(VERSIONS)
         params = _query(cloud.rng, cloud, version)
@@ -145,6 +165,8 @@ def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
         counts[one.status_code] = counts.get(one.status_code, 0) + 1
         if one.status_code == 200 and one.json()['allocation_requests']:
             counts['found'] = counts.get('found', 0) + 1
+    for version, body in asked:
+        snapshot_pair.same(left, right, '/capacity', version, body=body)
     for _ in range(what_ifs):
         version = cloud.rng.choice(VERSIONS)
         one, _ = snapshot_pair.same(
@@ -163,14 +185,19 @@ def _compare(left, right, cloud, counts, queries=8, what_ifs=2):
 def test_random_clouds_have_the_same_candidates(pair, seed):
     left, right, server = pair
     cloud = api_clouds.Cloud(random.Random(seed))
+    # Drawn apart, so that the cloud's draws stay those of its seed.
+    families = random.Random(-seed)
+    asked = [(version, _family(families, version, count))
+             for count in (1, 2, 3)
+             for version in (families.choice(VERSIONS),)]
     counts = {}
     kinds = [step for step, weight in api_clouds.STEPS for _ in range(weight)]
     try:
         api_clouds.build([left, right], cloud)
-        _compare(left, right, cloud, counts)
+        _compare(left, right, cloud, counts, asked)
         for _ in range(25):
             cloud.rng.choice(kinds)(cloud.rng.choice([left, right]), cloud)
-            _compare(left, right, cloud, counts)
+            _compare(left, right, cloud, counts, asked)
     finally:
         api_clouds.tear_down(left, cloud)
     # The queries found candidates, found none, and were refused; the

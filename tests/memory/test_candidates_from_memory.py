@@ -15,6 +15,7 @@ from urllib import parse
 
 from placement import errors
 from placement import microversions
+from placement.candidates import alike
 from placement.candidates import changes
 from placement.candidates import database_source
 from placement.candidates import memory_source
@@ -239,6 +240,70 @@ def test_a_count_after_a_write_reads_the_new_version(w, placement_db):
     assert stacks.count_capacity(
         memory_source.MemorySource(old, placement_db.dialect), shapes,
         LATEST) == before
+
+
+
+def test_counts_of_later_versions_patch_the_trees_set_apart(
+        w, placement_db, monkeypatch):
+    """Version after version, a count patches what the last one set
+    apart (the trees a write touched, and those a sharing provider now
+    serves otherwise, read again) and answers as the database does."""
+    w.add('pool', inventory={'DISK_GB': 1000}, traits={helpers.SHARING},
+          aggs={'P'})
+    for number in range(16):
+        w.add('cn%d' % number, inventory={'VCPU': 8, 'MEMORY_MB': 4096},
+              used={'VCPU': number % 3},
+              aggs={'P'} if number < 6 else {'A', 'S%d' % (number % 5)})
+    for number in range(4):
+        w.add('host%d' % number, inventory={'MEMORY_MB': 4096}, aggs={'A'})
+        w.add('host%d-numa' % number, parent='host%d' % number,
+              inventory={'VCPU': 4})
+    shapes = _shapes({
+        'small': 'resources=VCPU:1,MEMORY_MB:512',
+        'large': 'resources=VCPU:4,MEMORY_MB:2048',
+        'disk': 'resources=VCPU:2,DISK_GB:10',
+        'pinned': 'resources=VCPU:2&member_of=' + w.aggs['A'][1],
+        'alone': 'resources=VCPU:3'})
+    patched = []
+    merged = alike._merged
+    monkeypatch.setattr(alike, '_merged', lambda old, fresh, changed, layout: (
+        patched.append(sorted(changed)) or merged(old, fresh, changed,
+                                                  layout)))
+
+    def ids(*names):
+        return {w.providers[name]['id'] for name in names}
+
+    def join(name, aggregate):
+        with placement_db.engine.begin() as conn:
+            conn.execute(tables.resource_provider_aggregates.insert().values(
+                resource_provider_id=w.providers[name]['id'],
+                aggregate_id=w.aggs[aggregate][0]))
+    writes = [
+        (lambda: w.consume({'cn7': {'VCPU': 6}}), ('cn7',)),
+        (lambda: w.consume({'host1-numa': {'VCPU': 3}}), ('host1-numa',)),
+        (lambda: join('cn9', 'P'), ('cn9',)),
+        # Touched, the pool serves trees that were not.
+        (lambda: join('pool', 'S2'), ('pool',)),
+        (lambda: w.consume({'pool': {'DISK_GB': 995}}), ('pool',)),
+        (lambda: w.add('cn16', inventory={'VCPU': 8, 'MEMORY_MB': 4096}),
+         ('cn16',)),
+    ]
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+    counts = [stacks.count_capacity(memory_source.MemorySource(
+        snap, placement_db.dialect), shapes, LATEST)]
+    for write, touched in writes:
+        write()
+        with placement_db.reader() as conn:
+            snap = snapshot.changed(conn, snap, ids(*touched), names=False)
+            in_database = stacks.count_capacity(
+                database_source.DatabaseSource(conn), shapes, LATEST)
+        counts.append(stacks.count_capacity(memory_source.MemorySource(
+            snap, placement_db.dialect), shapes, LATEST))
+        assert counts[-1] == in_database
+    # Every write changed a count; each version patched.
+    assert all(one != two for one, two in zip(counts, counts[1:]))
+    assert len(patched) >= len(writes), patched
 
 
 def _listed(parsed, placement_db, w):
