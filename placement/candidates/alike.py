@@ -30,7 +30,7 @@ _ROOT = operator.attrgetter('root')
 class _SetApart(typing.NamedTuple):
     """What a read set apart, ``found`` {reading index: (rows,
     filling.Apart)}, and ``service`` per reading what its sharing
-    providers served as read (see ``_service``), which a patch
+    providers served as read (see ``_services``), which a patch
     compares."""
     found: dict
     service: list

@@ -48,14 +48,19 @@ def _member_of_param(rng, minor):
             else aggregates[0])
 
 
+def _resources(rng, classes):
+    """A ``resources`` value of ``classes``, each amount drawn from the
+    cloud's shapes of its class."""
+    return ','.join('%s:%d' % (rc, rng.choice(api_clouds.SHAPES[rc][3]))
+                    for rc in sorted(classes))
+
+
 def _group(rng, cloud, minor, suffix):
     """One request group's parameters."""
     params = []
     if not (minor >= 36 and suffix and rng.random() < 0.15):
         classes = {rng.choice(ASKED) for _ in range(rng.choice([1, 2, 3]))}
-        params.append(('resources' + suffix, ','.join(
-            '%s:%d' % (rc, rng.choice(api_clouds.SHAPES[rc][3]))
-            for rc in sorted(classes))))
+        params.append(('resources' + suffix, _resources(rng, classes)))
     for _ in range(2 if minor >= 39 else 1):
         if minor >= 17 and rng.random() < 0.25:
             params.append(('required' + suffix, _traits_param(rng, minor)))
@@ -137,15 +142,14 @@ def _family(rng, version, count):
     trees its count set apart are patched from one snapshot version to
     the next."""
     minor = int(version.split('.')[1])
-    classes = sorted({rng.choice(ASKED) for _ in range(rng.choice([1, 2]))})
+    classes = {rng.choice(ASKED) for _ in range(rng.choice([1, 2]))}
     rest = []
     if minor >= 17 and rng.random() < 0.4:
         rest.append(('required', _traits_param(rng, minor)))
     if minor >= 21 and rng.random() < 0.3:
         rest.append(('member_of', _member_of_param(rng, minor)))
-    return {'shapes': {'f%d' % number: urllib.parse.urlencode([(
-        'resources', ','.join('%s:%d' % (rc, rng.choice(
-            api_clouds.SHAPES[rc][3])) for rc in classes))] + rest)
+    return {'shapes': {'f%d' % number: urllib.parse.urlencode(
+        [('resources', _resources(rng, classes))] + rest)
         for number in range(count)}}
 
 
