@@ -8,10 +8,19 @@ trees its change touched.  Given the newest such value and the roots
 touched since it was built, a patch redoes those trees only.
 """
 import threading
+import typing
+
+from placement.memory import recent
 
 # How many versions back a value is patched from; past that, or past a
 # change of names, it is built anew.
 VERSIONS = 256
+
+
+class _Kept(typing.NamedTuple):
+    number: int
+    value: object
+    held: int
 
 
 class Lineage:
@@ -23,10 +32,8 @@ class Lineage:
         # {version number: frozenset of the roots its change touched, or
         # None when names changed}.
         self._touched = {}
-        # {key: (version number, value, rows held)}, the key used last
-        # last.
-        self._values = {}
-        self._held = 0
+        # {key: _Kept}.
+        self._values = recent.Recent(held=lambda kept: kept.held)
         self._lock = threading.Lock()
 
     def record(self, number, roots):
@@ -56,7 +63,7 @@ class Lineage:
     def value(self, key):
         """(version number, value) kept under ``key``, or None."""
         found = self._values.get(key)
-        return None if found is None else found[:2]
+        return None if found is None else (found.number, found.value)
 
     def keep(self, key, number, value, held, most):
         """Keep ``value``, built for version ``number`` and holding
@@ -64,12 +71,6 @@ class Lineage:
         there; the values used longest ago go while all hold more than
         ``most`` rows."""
         with self._lock:
-            found = self._values.pop(key, None)
-            if found is not None:
-                self._held -= found[2]
-                if found[0] > number:
-                    number, value, held = found
-            self._values[key] = (number, value, held)
-            self._held += held
-            while self._held > most:
-                self._held -= self._values.pop(next(iter(self._values)))[2]
+            found = self._values.get(key)
+            if found is None or found.number <= number:
+                self._values.keep(key, _Kept(number, value, held), most)

@@ -13,6 +13,7 @@ import typing
 
 from placement.memory import indexes as indexes_mod
 from placement.memory import lineage as lineage_mod
+from placement.memory import recent
 from placement.objects import snapshot_rows
 
 
@@ -100,8 +101,9 @@ class Snapshot:
         self.indexes = indexes
         # {read's key: {provider id: (its Shown, its root's Shown, its
         # value)}}, shared with the versions built from this one (see
-        # ``carried``), the read used last last.
-        self._carried = {} if carried is None else carried
+        # ``carried``).
+        self._carried = recent.Recent(held=len) if carried is None \
+            else carried
         self.lineage = lineage_mod.Lineage() if lineage is None else lineage
         self.number = number
         self._derived = {}
@@ -138,15 +140,11 @@ class Snapshot:
     def _carrying(self, key):
         """{provider id: (its Shown, its root's Shown, a value)} of
         ``key``, now the key used last."""
-        carried = self._carried
-        kept = carried.pop(key, None)
+        kept = self._carried.get(key)
         if kept is None:
             kept = {}
-            bound = CARRIED_ROWS_PER_PROVIDER * max(len(self.providers), 1)
-            # Other threads share the dict: it is listed at once.
-            while carried and sum(map(len, list(carried.values()))) > bound:
-                carried.pop(list(carried)[0], None)
-        carried[key] = kept
+            self._carried.keep(key, kept, CARRIED_ROWS_PER_PROVIDER * max(
+                len(self.providers), 1))
         return kept
 
     def derived(self, key, build, rows=None, patch=None):
@@ -189,7 +187,7 @@ class Snapshot:
     def carried_for_next(self, deleted):
         """What ``carried`` kept, for the next version, without the
         entries of the ``deleted`` providers."""
-        for kept in list(self._carried.values()):
+        for kept in self._carried.values():
             for rp in deleted:
                 kept.pop(rp, None)
         return self._carried
