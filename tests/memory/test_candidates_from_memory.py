@@ -306,6 +306,42 @@ def test_counts_of_later_versions_patch_the_trees_set_apart(
     assert len(patched) >= len(writes), patched
 
 
+def test_shapes_alike_read_for_some_trees_read_those_trees_rows(
+        w, placement_db):
+    """The rows of shapes alike read for some trees (what a patch reads)
+    are those of the read of every tree that are in them, alike from
+    either source."""
+    w.add('pool', inventory={'DISK_GB': 100}, traits={helpers.SHARING},
+          aggs={'P'})
+    for number in range(6):
+        w.add('cn%d' % number, inventory={'VCPU': 8, 'MEMORY_MB': 4096},
+              used={'VCPU': 3 * (number % 3)}, aggs={'P'})
+        w.add('numa%d' % number, parent='cn%d' % number,
+              inventory={'VCPU': 4})
+    shapes = _shapes({'small': 'resources=VCPU:1,MEMORY_MB:512',
+                      'large': 'resources=VCPU:6,MEMORY_MB:2048'})
+    roots = sorted(w.providers['cn%d' % number]['id'] for number in (1, 4))
+    with placement_db.reader() as conn:
+        snap = snapshot.load(conn)
+        found = []
+        for where in (memory_source.MemorySource(snap, conn.dialect.name),
+                      database_source.DatabaseSource(conn)):
+            readings = []
+            for parsed in shapes.values():
+                readings.append(stacks.read(
+                    where, dataclasses.replace(parsed, limit=None), LATEST,
+                    stacks.ROOMS))
+            rows = readings[0].rows
+            layout = readings[0].groups[0].layout
+            every = [tuple(row) for row in rows.of_shapes(readings)]
+            some = [tuple(row) for row in rows.of_shapes(readings, roots)]
+            assert some == [row for row in every
+                            if layout.root(row) in roots]
+            assert {layout.root(row) for row in some} == set(roots)
+            found.append(some)
+    assert found[0] == found[1]
+
+
 def _listed(parsed, placement_db, w):
     """The list's use of the answer's queries, and what it found: both
     computes."""
