@@ -21,6 +21,7 @@ their counts); one holding a provider without its root is counted whole.
 import contextlib
 import dataclasses
 import heapq
+import itertools
 
 from placement import errors
 from placement.candidates import alike as alike_mod
@@ -50,8 +51,8 @@ def count(where, shapes, version, read, changed=None):
     providers = where.labels(roots)
     if changed is not None:
         providers.update(changed.names())
-    memberships, pinned = _pinned_counts(where, shapes, readings, counted,
-                                         roots, version, read, changed)
+    members, pinned = _pinned_counts(where, shapes, readings, counted,
+                                     roots, version, read, changed)
     classes = {}
     for shape in counted.values():
         classes.update(shape.classes)
@@ -61,7 +62,7 @@ def count(where, shapes, version, read, changed=None):
     total, within = where.free_space(classes, {**scoped, None: everyone},
                                      changed)
     answers = {name: _answer(
-        shape, providers, _per_aggregate(shape, memberships, pinned[name]),
+        shape, providers, _per_aggregate(shape, members, pinned[name]),
         stranded_mod.split(total, within[name], [shape.filled],
                            shape.classes))
         for name, shape in counted.items()}
@@ -141,7 +142,7 @@ def _fill(reading, limit, rows, apart, roots=None, changed=None):
 
 def _pinned_counts(where, shapes, readings, counted, roots, version, read,
                    changed):
-    """({provider: [aggregate uuid, ...]} of the ``roots`` and of the
+    """({aggregate uuid: [provider, ...]} of the ``roots`` and of the
     sharing providers and trees the shapes draw on, {name: {aggregate
     uuid: fits of the shape pinned to it}}): pinned counts only where
     they may differ from the roots' sum (see the module's doc); a shape
@@ -156,13 +157,14 @@ def _pinned_counts(where, shapes, readings, counted, roots, version, read,
     memberships = where.memberships(sorted(drawn))
     if changed is not None:
         memberships = changed.memberships(memberships)
+    members = _members(memberships)
     loose = where.loose_aggregates() if pinnable else set()
     served = next(iter(readings.values())).served
     pinned = {name: {} for name in shapes}
     for name in pinnable:
         crossed = _crossed(served_by[name], memberships) - loose
         fits = counted[name].filled.fits
-        summed = _roots_sums(fits, memberships) if crossed else {}
+        summed = _roots_sums(fits, members) if crossed else {}
         for uuid in sorted(crossed):
             # Only the trees a sharing provider of the aggregate serves,
             # or one serves in it, can change once pinned: the others are
@@ -186,7 +188,7 @@ def _pinned_counts(where, shapes, readings, counted, roots, version, read,
         served, changed)
     for (name, uuid), shape in whole.items():
         pinned[name][uuid] = sum(shape.filled.fits.values())
-    return memberships, pinned
+    return members, pinned
 
 
 def _served_by(reading):
@@ -243,22 +245,29 @@ def _pinned(query, uuid):
         **query.groups, '': dataclasses.replace(group, member_of=member_of)})
 
 
-def _roots_sums(fits, memberships):
+def _members(memberships):
+    """{aggregate uuid: [provider]} of ``memberships`` {provider:
+    [aggregate uuid]}."""
+    found = {}
+    for rp, uuids in memberships.items():
+        for uuid in uuids:
+            found.setdefault(uuid, []).append(rp)
+    return found
+
+
+def _roots_sums(fits, members):
     """{aggregate uuid: the ``fits`` {root: instances} of its roots
-    summed}."""
-    summed = {}
-    for root, count in fits.items():
-        for uuid in memberships.get(root, ()):
-            summed[uuid] = summed.get(uuid, 0) + count
-    return summed
+    summed} of the aggregates ``members`` {uuid: [provider]} lists."""
+    return {uuid: sum(map(fits.get, rps, itertools.repeat(0)))
+            for uuid, rps in members.items()}
 
 
-def _per_aggregate(shape, memberships, pinned):
+def _per_aggregate(shape, members, pinned):
     """The ``aggregates`` entries of a shape: per aggregate its roots'
     ``fits`` summed, or its ``pinned`` count {uuid: fits} where counted,
     with that sum as ``roots_fits`` when they differ."""
     summed = dict.fromkeys(pinned, 0)
-    summed.update(_roots_sums(shape.filled.fits, memberships))
+    summed.update(_roots_sums(shape.filled.fits, members))
     entries = []
     for uuid, roots_fits in summed.items():
         entry = {'uuid': uuid, 'fits': pinned.get(uuid, roots_fits)}

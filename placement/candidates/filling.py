@@ -50,8 +50,8 @@ _ROOT, _RPS, _ROWS = map(operator.attrgetter, ApartTree._fields)
 @dataclasses.dataclass
 class Filled:
     """``fits`` {root: instances placed in its tree}; ``short`` {root:
-    the classes whose free space ended its last run}; ``placed`` {(rp,
-    rc): amount taken}."""
+    the classes whose free space ended its last run}; ``placed`` {rc:
+    {rp: amount taken}} (by class: what stranded.split sums)."""
     fits: dict = dataclasses.field(default_factory=dict)
     short: dict = dataclasses.field(default_factory=dict)
     placed: dict = dataclasses.field(default_factory=dict)
@@ -174,8 +174,7 @@ def _fill_kind(candidates, trees, layout, filled):
     total = [0] * len(trees)
     short = [None] * len(trees)
     for number, candidate in enumerate(candidates, 1):
-        times = [list(map(figures.times_fitting, columns[index, rc][0],
-                          itertools.repeat(amount)))
+        times = [figures.times_fitting_each(columns[index, rc][0], amount)
                  for index, rc, amount in candidate]
         counts = list(map(min, zip(*times)))
         # The classes each run ends on, one set per pattern of them.
@@ -198,9 +197,10 @@ def _fill_kind(candidates, trees, layout, filled):
     filled.fits.update(itertools.compress(zip(roots, total), total))
     filled.short.update(itertools.compress(zip(roots, short), total))
     for (index, rc), (_, taken) in columns.items():
-        filled.placed.update(itertools.compress(zip(zip(
-            map(operator.itemgetter(index), map(_RPS, trees)),
-            itertools.repeat(rc)), taken), taken))
+        if any(taken):
+            filled.placed.setdefault(rc, {}).update(itertools.compress(zip(
+                map(operator.itemgetter(index), map(_RPS, trees)), taken),
+                taken))
 
 
 class Kinds:
@@ -294,9 +294,10 @@ def _run(root, rooms, filled):
     times = [(figures.times_fitting(room, amount), rp, rc, amount)
              for room, rp, rc, amount in rooms]
     count = min(times)[0]
-    placed = filled.placed
-    for _, rp, rc, amount in times:
-        placed[rp, rc] = placed.get((rp, rc), 0) + count * amount
+    if count:
+        for _, rp, rc, amount in times:
+            placed = filled.placed.setdefault(rc, {})
+            placed[rp] = placed.get(rp, 0) + count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
     filled.short[root] = frozenset(rc for fitting, _, rc, _ in times
                                    if fitting == count)

@@ -356,23 +356,29 @@ def _taken(conn, scoped, filtered, taken):
     return inside
 
 
+def _most(placed):
+    """{rp: the most any of ``placed`` [{rp: amount}] holds}."""
+    most = dict(placed[0])
+    for one in placed[1:]:
+        get = most.get
+        most.update({rp: amount for rp, amount in one.items()
+                     if amount > get(rp, 0)})
+    return most
+
+
 def split(total, within, filled, classes):
     """(stranded, stranded_elsewhere), each {class name: amount}: the
     free space ``within`` the scopes that none of ``filled`` (Filled
     values) takes, per provider and class the free space less the most
     any of them placed there; and the free space of ``total`` outside
     the scopes.  Each summed over the cloud and rounded down."""
-    if len(filled) == 1:
-        most = filled[0].placed
-    else:
-        most = {}
-        for one in filled:
-            for key, amount in one.placed.items():
-                if amount > most.get(key, 0):
-                    most[key] = amount
     taken = dict.fromkeys(classes, 0)
-    for (_, rc), amount in most.items():
-        taken[rc] += amount
+    for rc in taken:
+        placed = [one.placed[rc] for one in filled if rc in one.placed]
+        if len(placed) == 1:
+            taken[rc] = sum(placed[0].values())
+        elif placed:
+            taken[rc] = sum(_most(placed).values())
     stranded, elsewhere = {}, {}
     for rc, name in classes.items():
         inside = within.get(rc, 0)

@@ -3,10 +3,14 @@
 Providers and classes are small integers: class 1 is VCPU-like, class 2
 disk-like.
 """
+import hypothesis
+from hypothesis import strategies as st
+
 from placement.candidates import candidate_search as cs
 from placement.candidates import filling
 from placement.candidates import layouts
 from placement.candidates import tree_rules
+from placement.objects import figures
 
 # The rows a shape's one group reads for GET /capacity: classes 1 and 2,
 # each row carrying their free space (see layouts.Layout).
@@ -46,8 +50,7 @@ def test_flat_trees_in_closed_form():
     filled = filling.fill(request(group), trees, room)
     assert filled.fits == {1: 3, 3: 1}
     assert filled.short == {1: {1, 2}, 3: {2}}
-    assert filled.placed == {(1, 1): 6, (1, 2): 300, (4, 1): 2,
-                             (4, 2): 100}
+    assert filled.placed == {1: {1: 6, 4: 2}, 2: {1: 300, 4: 100}}
     assert room[1, 1] == 1 and room[4, 2] == 0
 
 
@@ -57,7 +60,7 @@ def test_nested_tree_moves_on_when_its_first_child_is_full():
     filled = filling.fill(request(group), [tree],
                           space({(2, 1): 5, (3, 1): 4}))
     assert filled.fits == {1: 4}
-    assert filled.placed == {(2, 1): 4, (3, 1): 4}
+    assert filled.placed == {1: {2: 4, 3: 4}}
 
 
 def test_a_sharing_provider_is_drawn_down_by_the_trees_in_root_order():
@@ -73,7 +76,7 @@ def test_a_sharing_provider_is_drawn_down_by_the_trees_in_root_order():
     # Tree 1 runs out of class 1 and leaves 15 of the shared 45.
     assert filled.fits == {1: 3, 2: 1}
     assert filled.short == {1: {1}, 2: {2}}
-    assert filled.placed[9, 2] == 40
+    assert filled.placed[2][9] == 40
 
 
 def test_two_groups_on_one_provider_are_summed_against_max_unit():
@@ -96,7 +99,7 @@ def test_isolated_groups_need_two_providers_each_time():
     filled = filling.fill(request(*groups, isolate=True), [tree],
                           space({(2, 1): 3, (3, 1): 5}))
     assert filled.fits == {1: 3}
-    assert filled.placed == {(2, 1): 3, (3, 1): 3}
+    assert filled.placed == {1: {2: 3, 3: 3}}
 
 
 def test_trees_set_apart_fill_as_the_trees_read_do():
@@ -152,4 +155,17 @@ def test_trees_set_apart_draw_on_a_pool_in_root_order():
                                    free)
     # 3 + 2 instances take 50 of the pool's 75: tree 3 gets 2 of its 9.
     assert as_read.fits == {1: 3, 2: 2, 3: 2}
-    assert as_read.short[3] == {2} and as_read.placed[9, 2] == 70
+    assert as_read.short[3] == {2} and as_read.placed[2][9] == 70
+
+
+@hypothesis.given(st.lists(st.integers(-10, 10 ** 6) | st.floats(
+    -10, 10 ** 6, allow_nan=False)), st.integers(1, 10 ** 4))
+def test_a_column_of_free_space_fits_as_each_value_does(frees, amount):
+    """times_fitting_each, the fill's column form, is times_fitting of
+    each value: whole instances, none where the space is short or
+    over-committed."""
+    each = figures.times_fitting_each(frees, amount)
+    assert each == [figures.times_fitting(free, amount) for free in frees]
+    assert all(type(times) is int and times >= 0 for times in each)
+    assert all(times * amount <= max(free, 0)
+               for times, free in zip(each, frees))
