@@ -13,6 +13,7 @@ rows early.
 """
 import dataclasses
 import typing
+import weakref
 
 from placement import microversions
 from placement.candidates import alike as alike_mod
@@ -132,7 +133,9 @@ class RequestSearch:
                                           with_capacity,
                                           rendered=not plan.rooms)
         self.source = source
-        self.rows = source.rows(self, plan)
+        # Held weakly there: with no cycle, reference counting frees the
+        # read's rows as soon as the search goes, not the collector.
+        self.rows = source.rows(weakref.proxy(self), plan)
         self.served = served
         self.sharing = self._sharing()
 

@@ -184,21 +184,6 @@ def _matched(usable, slots):
             room[rp] = slots(rp)
         return len(holding.setdefault(rp, [])) < room[rp]
 
-    def augment(index, visited):
-        for rp in found_of[index]:
-            if rp in visited:
-                continue
-            visited.add(rp)
-            if free(rp):
-                holding[rp].append(index)
-                return True
-            held = holding[rp]
-            for position, other in enumerate(held):
-                if augment(other, visited):
-                    held[position] = index
-                    return True
-        return False
-
     for index, found in usable:
         # Most groups find a free provider at once; the full search only
         # runs when they compete.
@@ -207,7 +192,27 @@ def _matched(usable, slots):
                 holding[rp].append(index)
                 break
         else:
-            if not augment(index, set()):
+            if not _augment(index, set(), found_of, holding, free):
                 return None
     return holding
+
+
+def _augment(index, visited, found_of, holding, free):
+    """Whether group ``index`` gets a provider of ``found_of[index]``,
+    moving the groups ``holding`` one along a path not yet ``visited``
+    (a function of the module's: a closure calling itself would be a
+    cycle for the collector)."""
+    for rp in found_of[index]:
+        if rp in visited:
+            continue
+        visited.add(rp)
+        if free(rp):
+            holding[rp].append(index)
+            return True
+        held = holding[rp]
+        for position, other in enumerate(held):
+            if _augment(other, visited, found_of, holding, free):
+                held[position] = index
+                return True
+    return False
 
