@@ -18,6 +18,7 @@ differ.  So a read that begins more than ``FLEET_CHECK_SECONDS`` after
 such a write committed sees it.
 """
 import copy
+import gc
 import logging
 import threading
 import time
@@ -82,6 +83,11 @@ class Source:
         try:
             state = self._database.read_primary(self._loaded,
                                                 time.monotonic())
+            # The snapshot holds no cycle (reference counting frees each
+            # version): the collector's full passes, which stop every
+            # thread of the worker, need not walk its objects again.
+            gc.collect()
+            gc.freeze()
             with self._lock:
                 self._state = state
             LOG.info('snapshot loaded: %d providers',

@@ -1,5 +1,6 @@
 """A worker's snapshot source below HTTP: it reloads whole when asked,
 and requests that meet a poll share the next one."""
+import gc
 import threading
 import time
 
@@ -15,6 +16,21 @@ def _loaded(placement_db):
         assert time.monotonic() < deadline, 'snapshot not loaded'
         time.sleep(0.05)
     return source
+
+
+def test_a_loaded_snapshot_is_left_out_of_the_collectors_passes(
+        w, placement_db):
+    """Once loaded, what the snapshot holds is frozen (gc.freeze): the
+    collector's full passes do not walk it (reference counting still
+    frees it, see test_freed_without_collector)."""
+    w.add('cn1', inventory={'VCPU': 1})
+    gc.unfreeze()
+    try:
+        providers = _loaded(placement_db).current().providers
+        assert gc.get_freeze_count() > len(providers)
+        assert not any(tracked is providers for tracked in gc.get_objects())
+    finally:
+        gc.unfreeze()
 
 
 def _slow_polls(source, monkeypatch, seconds):
