@@ -294,10 +294,9 @@ def _run(root, rooms, filled):
     times = [(figures.times_fitting(room, amount), rp, rc, amount)
              for room, rp, rc, amount in rooms]
     count = min(times)[0]
-    if count:
-        for _, rp, rc, amount in times:
-            placed = filled.placed.setdefault(rc, {})
-            placed[rp] = placed.get(rp, 0) + count * amount
+    for _, rp, rc, amount in times:
+        placed = filled.placed.setdefault(rc, {})
+        placed[rp] = placed.get(rp, 0) + count * amount
     filled.fits[root] = filled.fits.get(root, 0) + count
     filled.short[root] = frozenset(rc for fitting, _, rc, _ in times
                                    if fitting == count)

@@ -357,7 +357,9 @@ def _taken(conn, scoped, filtered, taken):
 
 
 def _most(placed):
-    """{rp: the most any of ``placed`` [{rp: amount}] holds}."""
+    """{rp: the most any of ``placed`` [{rp: amount}, ...] holds}."""
+    if len(placed) == 1:
+        return placed[0]
     most = dict(placed[0])
     for one in placed[1:]:
         get = most.get
@@ -375,9 +377,7 @@ def split(total, within, filled, classes):
     taken = dict.fromkeys(classes, 0)
     for rc in taken:
         placed = [one.placed[rc] for one in filled if rc in one.placed]
-        if len(placed) == 1:
-            taken[rc] = sum(placed[0].values())
-        elif placed:
+        if placed:
             taken[rc] = sum(_most(placed).values())
     stranded, elsewhere = {}, {}
     for rc, name in classes.items():

@@ -150,13 +150,12 @@ def times_fitting(free, amount):
     """How many allocations of ``amount`` fit one after another in
     ``free`` (a value already read): how often ``fits_room_of`` holds,
     taking ``amount`` each time."""
-    return int(free // amount) if free > 0 else 0
+    return times_fitting_each((free,), amount)[0]
 
 
 def times_fitting_each(frees, amount):
-    """[times_fitting(free, amount) for free in frees], the same rule
-    with no call per value: the fill counts trees alike a column at a
-    time."""
+    """[times_fitting(free, amount) for free in frees], with no call per
+    value: the fill counts trees alike a column at a time."""
     return [int(free // amount) if free > 0 else 0 for free in frees]
 
 

@@ -6,7 +6,6 @@ A worker freezes its loaded snapshot out of the collector's passes
 by a cycle; and a read left in a cycle would wait, with every row it
 read, for a collection that walks the whole worker.
 """
-import contextlib
 import gc
 import json
 import uuid
@@ -22,19 +21,9 @@ from placement.candidates import query
 from placement.candidates import stacks
 from placement.data import tables
 from placement.memory import snapshot
+from placement.web import gc_pause
 
 from support import helpers
-
-
-@contextlib.contextmanager
-def _collector_off():
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()
 
 
 def _some_cloud(w):
@@ -72,7 +61,7 @@ def test_versions_and_their_lineage_go_with_their_last_reference(
                                names=False)
     stacks.count_capacity(memory_source.MemorySource(
         new, placement_db.dialect), parsed, microversions.Version(1, 39))
-    with _collector_off():
+    with gc_pause.collection_paused():
         refs = [weakref.ref(old), weakref.ref(new), weakref.ref(old.lineage)]
         del old, new
         assert [ref() for ref in refs] == [None, None, None]
@@ -92,7 +81,7 @@ def test_a_read_goes_with_its_search_from_either_source(w, placement_db):
         snap = snapshot.load(conn)
         in_memory = memory_source.MemorySource(snap, conn.dialect.name)
         for where in (in_memory, database_source.DatabaseSource(conn)):
-            with _collector_off():
+            with gc_pause.collection_paused():
                 reading = stacks.read(where, parsed, version, stacks.LIST)
                 assert list(reading.trees())
                 refs = [weakref.ref(reading), weakref.ref(reading.rows)]
@@ -100,7 +89,7 @@ def test_a_read_goes_with_its_search_from_either_source(w, placement_db):
                 del reading
                 assert [ref() for ref in refs] == [None, None]
         gc.collect()
-        with _collector_off():
+        with gc_pause.collection_paused():
             found = stacks.list_candidates(in_memory, parsed, version,
                                            placement_db.conf.placement)
             assert json.loads(found.body)['allocation_requests']
